@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading and writing small files relative to a directory fd: sysfs counters, config files. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads a whole regular file (or sysfs attribute) of at most @max bytes; NUL-terminates it. */
+int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* Reads a short one-line file into @buf without its trailing newline. -EBADMSG if longer than @size - 1. */
+int read_line_at(int dirfd, const char *path, char *buf, size_t size);
+/* A decimal counter, as sysfs prints them: digits and one optional newline, nothing else (-EBADMSG). */
+int read_u64_at(int dirfd, const char *path, uint64_t *ret);
+/* Writes "@v\n" in one write(); sysfs takes the value whole or not at all. */
+int write_u64_at(int dirfd, const char *path, uint64_t v);
+/* Writes a short string in one write(). */
+int write_string_at(int dirfd, const char *path, const char *s);

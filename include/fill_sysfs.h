@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "stop.h"
+#include "topology.h"
+
+/* Pages per write: small enough that progress shows and a stop lands between writes within
+ * well under a second, large enough that the per-write cost (one syscall and one pass over
+ * the kernel's resize path) stays out of the measurements. 1 GiB of memory per write. */
+#define SYSFS_STEP_BYTES (UINT64_C(1) << 30)
+/* Retry rounds for nodes that came back short; a round that gains nothing ends them sooner. */
+#define SYSFS_MAX_ROUNDS 8
+
+/* How a writer reaches the kernel. The default goes to sysfs below rootfd (pool.c); unit tests
+ * put a simulated kernel here to drive shortfalls and retries. */
+struct pool_ops {
+        int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret);
+        int (*write_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t count);
+        int (*compact)(void *userdata, unsigned node);
+        void *userdata;
+};
+
+/* State shared by every writer of one fill. */
+struct fill_shared {
+        const struct pool_ops *ops; /* NULL: sysfs below rootfd */
+        int rootfd;
+        const struct topology *t;
+        bool host;          /* t is this machine: libnuma may pin */
+        struct stop *stop;
+        uint64_t step_bytes;
+        uint64_t step_pages; /* when set, pages per write whatever the size (tests) */
+        /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many writes, SIGINT ourselves. */
+        uint64_t interrupt_after;
+        _Atomic uint64_t steps;
+};
+
+/* One pool's writer: input, progress and result. */
+struct sysfs_fill {
+        struct fill_shared *shared;
+        const struct plan_pool *pool;
+        _Atomic uint64_t done;   /* pages added so far (progress) */
+        uint64_t *after;         /* per plan node: nr_hugepages at the end */
+        bool *short_node;        /* per plan node: the kernel gave fewer than asked */
+        unsigned rounds;         /* retry rounds used */
+        bool interrupted;
+        int error;               /* first error, negative errno */
+        char error_path[160];    /* what it was about */
+        uint64_t elapsed_ns;
+};
+
+int sysfs_fill_init(struct sysfs_fill *f, struct fill_shared *shared, const struct plan_pool *pool);
+void sysfs_fill_done(struct sysfs_fill *f);
+/* Runs the whole fill of one pool in the calling thread; results land in @f. */
+void sysfs_fill_run(void *f);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* The planner: configuration + topology + pool counters in, per-(size, node) work out. Pure. */
+#pragma once
+
+#include "conf.h"
+#include "pool.h"
+#include "topology.h"
+
+enum plan_action {
+        PLAN_GROW,   /* below target: add pages */
+        PLAN_SHRINK, /* above target and asked to shrink: free free pages */
+        PLAN_KEEP,   /* at target */
+        PLAN_LARGER, /* above target, left alone */
+};
+
+struct plan_node {
+        unsigned node;
+        size_t node_idx;     /* into topology.nodes */
+        size_t cpu_node_idx; /* node whose CPUs do the work (a memory-only node borrows the nearest) */
+        uint64_t now, target;
+        enum plan_action action;
+};
+
+struct plan_pool {
+        uint64_t page_size;
+        char origin[160];
+        enum fill_mode method;
+        unsigned threads; /* writers or workers working on this pool at once */
+        struct plan_node *nodes;
+        size_t n_nodes;
+        uint64_t target_total;
+};
+
+struct plan {
+        struct plan_pool *pools;
+        size_t n_pools;
+        unsigned min_percent;
+};
+
+/* @counts holds the pool counters of every page size of @t (outer, in t->page_sizes order) and
+ * node (inner, in t->nodes order). Every rejection names the pool's origin. */
+int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c, struct plan *ret,
+               struct error *e);
+void plan_done(struct plan *p);
+
+/* Pages of the pool that count towards its target: per node, at most the node's target. */
+uint64_t plan_pool_obtained(const struct plan_pool *p, const uint64_t *after);
+/* Whether @obtained pages meet @min_percent of the pool's target. */
+bool plan_pool_met(const struct plan_pool *p, uint64_t obtained, unsigned min_percent);
+bool plan_has_work(const struct plan *p);
+
+const char *plan_action_to_string(enum plan_action a);

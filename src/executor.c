@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs jobs on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+
+#include "executor.h"
+#include "macro.h"
+
+struct runner {
+        const struct job *job;
+        int done_fd;
+        pthread_t thread;
+};
+
+static void *runner_main(void *arg) {
+        struct runner *r = arg;
+        uint64_t one = 1;
+
+        r->job->fn(r->job->arg);
+        /* eventfd writes of 1 never block and never fail short; nothing to do if they fail. */
+        (void) !write(r->done_fd, &one, sizeof(one));
+        return NULL;
+}
+
+static void stop_signals(sigset_t *set) {
+        sigemptyset(set);
+        sigaddset(set, SIGINT);
+        sigaddset(set, SIGTERM);
+}
+
+int executor_block_signals(void) {
+        sigset_t set;
+
+        stop_signals(&set);
+        return -pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int executor_run(const struct job *jobs, size_t n_jobs, struct stop *stop, unsigned tick_ms,
+                 void (*tick)(void *userdata), void *userdata) {
+        _cleanup_(closep) int done_fd = -1, sig_fd = -1;
+        _cleanup_(freep) struct runner *runners = NULL;
+        size_t started = 0, finished = 0;
+        sigset_t set;
+        int r = 0;
+
+        stop_signals(&set);
+        sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sig_fd < 0)
+                return -errno;
+        done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (done_fd < 0)
+                return -errno;
+        runners = calloc(n_jobs ? n_jobs : 1, sizeof(*runners));
+        if (!runners)
+                return -ENOMEM;
+
+        for (; started < n_jobs; started++) {
+                runners[started] = (struct runner) { .job = &jobs[started], .done_fd = done_fd };
+                r = -pthread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
+                if (r < 0) {
+                        /* Let the ones already running wind down, then report. */
+                        stop_request(stop, 0);
+                        break;
+                }
+        }
+
+        while (finished < started) {
+                struct pollfd p[2] = {
+                        { .fd = sig_fd, .events = POLLIN },
+                        { .fd = done_fd, .events = POLLIN },
+                };
+                int k = poll(p, 2, tick ? (int) tick_ms : -1);
+
+                if (k < 0 && errno != EINTR) {
+                        r = r ?: -errno;
+                        stop_request(stop, 0);
+                        break;
+                }
+                if (k > 0 && (p[0].revents & POLLIN)) {
+                        struct signalfd_siginfo si;
+
+                        if (read(sig_fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
+                                stop_request(stop, (int) si.ssi_signo);
+                }
+                if (k > 0 && (p[1].revents & POLLIN)) {
+                        uint64_t n;
+
+                        if (read(done_fd, &n, sizeof(n)) == (ssize_t) sizeof(n))
+                                finished += n;
+                }
+                if (tick && finished < started)
+                        tick(userdata);
+        }
+        for (size_t i = 0; i < started; i++)
+                (void) pthread_join(runners[i].thread, NULL);
+        return r;
+}

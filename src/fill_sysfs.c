@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fill_sysfs.h"
+#include "macro.h"
+#include "pin.h"
+#include "pool.h"
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
+}
+
+int sysfs_fill_init(struct sysfs_fill *f, struct fill_shared *shared, const struct plan_pool *pool) {
+        *f = (struct sysfs_fill) { .shared = shared, .pool = pool };
+        atomic_init(&f->done, 0);
+        f->after = calloc(pool->n_nodes ? pool->n_nodes : 1, sizeof(*f->after));
+        f->short_node = calloc(pool->n_nodes ? pool->n_nodes : 1, sizeof(*f->short_node));
+        if (!f->after || !f->short_node) {
+                sysfs_fill_done(f);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < pool->n_nodes; i++)
+                f->after[i] = pool->nodes[i].now;
+        return 0;
+}
+
+void sysfs_fill_done(struct sysfs_fill *f) {
+        free(f->after);
+        free(f->short_node);
+        f->after = NULL;
+        f->short_node = NULL;
+}
+
+static int read_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t *ret) {
+        if (s->ops)
+                return s->ops->read_nr(s->ops->userdata, node, page_size, ret);
+        return pool_read_nr(s->rootfd, s->t, node, page_size, ret);
+}
+
+static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t count) {
+        if (s->ops)
+                return s->ops->write_nr(s->ops->userdata, node, page_size, count);
+        return pool_write_nr(s->rootfd, s->t, node, page_size, count);
+}
+
+static int compact(struct fill_shared *s, unsigned node) {
+        if (s->ops)
+                return s->ops->compact(s->ops->userdata, node);
+        return pool_compact_node(s->rootfd, s->t, node);
+}
+
+static void record_error(struct sysfs_fill *f, int r, unsigned node, const char *file) {
+        if (f->error)
+                return;
+        f->error = r;
+        (void) pool_path(f->error_path, sizeof(f->error_path), f->shared->t, node, f->pool->page_size, file);
+}
+
+static void count_step(struct sysfs_fill *f) {
+        struct fill_shared *s = f->shared;
+        uint64_t n = atomic_fetch_add(&s->steps, 1) + 1;
+
+        if (s->interrupt_after && n == s->interrupt_after) {
+                /* Test hook: the real signal path, deterministically mid-fill. */
+                (void) kill(getpid(), SIGINT);
+                stop_wait(s->stop);
+        }
+}
+
+/* Moves node @i of the pool towards its target in steps. Returns 0, or a negative errno. Sets
+ * short_node[i] when the kernel gave fewer pages than asked. */
+static int move_node(struct sysfs_fill *f, size_t i) {
+        const struct plan_node *n = &f->pool->nodes[i];
+        struct fill_shared *s = f->shared;
+        uint64_t step = s->step_pages ?: MAX(UINT64_C(1), s->step_bytes / f->pool->page_size);
+        uint64_t cur;
+        int r;
+
+        if (s->t->nodes[n->cpu_node_idx].n_cpus > 0)
+                /* Where the kernel does the work (and zeroes, under init_on_alloc): near the memory.
+                 * Not fatal: a cpuset may forbid those CPUs. */
+                (void) pin_thread_to_node(s->t, n->cpu_node_idx, s->host);
+
+        r = read_nr(s, n->node, f->pool->page_size, &cur);
+        if (r < 0)
+                goto fail;
+        f->short_node[i] = false;
+
+        if (n->action == PLAN_SHRINK) {
+                /* One write: the kernel frees only free pages; pages in use or reserved stay. */
+                if (cur > n->target) {
+                        r = write_nr(s, n->node, f->pool->page_size, n->target);
+                        if (r < 0)
+                                goto fail;
+                        count_step(f);
+                        r = read_nr(s, n->node, f->pool->page_size, &cur);
+                        if (r < 0)
+                                goto fail;
+                }
+                f->after[i] = cur;
+                return 0;
+        }
+
+        while (cur < n->target && !stop_requested(s->stop)) {
+                uint64_t want = n->target - cur > step ? cur + step : n->target, got;
+
+                r = write_nr(s, n->node, f->pool->page_size, want);
+                if (r < 0)
+                        goto fail;
+                r = read_nr(s, n->node, f->pool->page_size, &got);
+                if (r < 0)
+                        goto fail;
+                if (got > cur)
+                        atomic_fetch_add(&f->done, got - cur);
+                count_step(f);
+                if (got < want) {
+                        /* The write succeeded and the kernel gave what it could: the node is short
+                         * for now. Retried after compaction, in a later round. */
+                        cur = got;
+                        f->short_node[i] = true;
+                        break;
+                }
+                cur = got;
+        }
+        f->after[i] = cur;
+        return 0;
+
+fail:
+        record_error(f, r, n->node, "nr_hugepages");
+        return r;
+}
+
+void sysfs_fill_run(void *arg) {
+        struct sysfs_fill *f = arg;
+        struct fill_shared *s = f->shared;
+        const struct plan_pool *p = f->pool;
+        uint64_t start = now_ns();
+
+        for (size_t i = 0; i < p->n_nodes && !stop_requested(s->stop); i++)
+                if (p->nodes[i].action == PLAN_GROW || p->nodes[i].action == PLAN_SHRINK)
+                        if (move_node(f, i) < 0)
+                                goto out;
+
+        /* Retry short nodes after compacting them, while rounds still gain pages. */
+        while (f->rounds < SYSFS_MAX_ROUNDS && !stop_requested(s->stop)) {
+                uint64_t before = 0, gained = 0;
+                bool any = false;
+
+                for (size_t i = 0; i < p->n_nodes; i++)
+                        any |= f->short_node[i];
+                if (!any)
+                        break;
+                f->rounds++;
+                for (size_t i = 0; i < p->n_nodes && !stop_requested(s->stop); i++) {
+                        int r;
+
+                        if (!f->short_node[i])
+                                continue;
+                        /* Compaction may be missing (CONFIG_COMPACTION=n): retry anyway. */
+                        (void) compact(s, p->nodes[i].node);
+                        before = f->after[i];
+                        r = move_node(f, i);
+                        if (r < 0)
+                                goto out;
+                        gained += f->after[i] > before ? f->after[i] - before : 0;
+                }
+                if (gained == 0)
+                        break;
+        }
+out:
+        f->interrupted = stop_requested(s->stop);
+        f->elapsed_ns = now_ns() - start;
+}

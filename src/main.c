@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/* hpfilld: parse the command line, load the configuration, plan, fill, report. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf.h"
+#include "config.h"
+#include "executor.h"
+#include "fill_sysfs.h"
+#include "log.h"
+#include "plan.h"
+#include "pool.h"
+#include "report.h"
+#include "topology.h"
+
+/* Exit codes: documented in hpfilld(8). */
+enum {
+        EXIT_OK = 0,
+        EXIT_FAIL = 1,
+        EXIT_USAGE = 2,
+        EXIT_SHORT = 3,
+};
+
+static bool arg_once;
+static bool arg_dry_run;
+static const char *arg_config;
+static const char *arg_root = "/";
+static struct config arg_cli = CONFIG_INIT; /* pools from --pool */
+static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set;
+
+static void help(void) {
+        printf("Usage: hpfilld --once [OPTIONS...]\n"
+               "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
+               "  -h --help                 Show this help\n"
+               "     --version              Show the version\n"
+               "     --once                 Fill once, report and exit\n"
+               "  -p --pool SIZE:AMOUNT     Pool to fill, e.g. 2M:1G, 1G:node0=4,node1=4, 2M:25%%\n"
+               "  -c --config FILE          Read FILE instead of /etc/hpfilld.conf and drop-ins\n"
+               "  -m --mode auto|sysfs      How to get pages (default: auto)\n"
+               "  -t --threads-per-node N|auto\n"
+               "                            Workers per node for methods that use them\n"
+               "     --min PCT              Least share of each target that counts as success (default 100)\n"
+               "     --shrink               Also shrink pools larger than their target (free pages only)\n"
+               "  -n --dry-run              Print the plan, change nothing\n"
+               "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
+               "  -v --verbose              More output\n"
+               "  -q --quiet                Errors only\n\n"
+               "Exit status: 0 targets met, 1 failure or interrupted, 2 bad usage or configuration,\n"
+               "3 a pool fell short of --min. See hpfilld(8).\n");
+}
+
+/* A bad command line: say what, return -EINVAL. */
+#define usage_error(...) (log_error(__VA_ARGS__), -EINVAL)
+
+static int parse_argv(int argc, char *argv[]) {
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_ONCE,
+                ARG_MIN,
+                ARG_SHRINK,
+                ARG_ROOT,
+        };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "pool", required_argument, NULL, 'p' },
+                { "config", required_argument, NULL, 'c' },
+                { "mode", required_argument, NULL, 'm' },
+                { "threads-per-node", required_argument, NULL, 't' },
+                { "min", required_argument, NULL, ARG_MIN },
+                { "shrink", no_argument, NULL, ARG_SHRINK },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "verbose", no_argument, NULL, 'v' },
+                { "quiet", no_argument, NULL, 'q' },
+                {}
+        };
+        struct error e = {};
+        int c, r;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hp:c:m:t:nvq", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("hpfilld %s\n", PROJECT_VERSION);
+                        return 0;
+                case ARG_ONCE:
+                        arg_once = true;
+                        break;
+                case 'p': {
+                        struct pool_spec spec;
+                        char name[32];
+
+                        r = parse_pool_spec(optarg, &spec, &e);
+                        if (r == -ENOMEM)
+                                return log_error_errno(r, "Out of memory");
+                        if (r < 0)
+                                return usage_error("--pool '%s': %s", optarg, e.msg);
+                        for (size_t i = 0; i < arg_cli.n_pools; i++)
+                                if (arg_cli.pools[i].page_size == spec.page_size) {
+                                        amount_done(&spec.amount);
+                                        return usage_error("--pool '%s': a second --pool for page size %s", optarg,
+                                                           page_size_name(spec.page_size, name));
+                                }
+                        r = config_put_pool(&arg_cli, &spec);
+                        if (r < 0)
+                                return log_error_errno(r, "Out of memory");
+                        break;
+                }
+                case 'c':
+                        arg_config = optarg;
+                        break;
+                case 'm':
+                        if (fill_mode_from_string(optarg, &arg_cli.mode) < 0)
+                                return usage_error("--mode '%s': expected auto or sysfs", optarg);
+                        arg_mode_set = true;
+                        break;
+                case 't':
+                        if (strcmp(optarg, "auto") == 0)
+                                arg_cli.threads_per_node = 0;
+                        else if (parse_uint_range(optarg, 1, 1024, &arg_cli.threads_per_node) < 0)
+                                return usage_error("--threads-per-node '%s': expected auto or 1-1024", optarg);
+                        arg_threads_set = true;
+                        break;
+                case ARG_MIN:
+                        if (parse_uint_range(optarg, 1, 100, &arg_cli.min_percent) < 0)
+                                return usage_error("--min '%s': expected a percentage from 1 to 100", optarg);
+                        arg_min_set = true;
+                        break;
+                case ARG_SHRINK:
+                        arg_cli.shrink = true;
+                        arg_shrink_set = true;
+                        break;
+                case 'n':
+                        arg_dry_run = true;
+                        break;
+                case ARG_ROOT:
+                        arg_root = optarg;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_DEBUG);
+                        break;
+                case 'q':
+                        log_set_max_level(LOG_WARNING);
+                        break;
+                case ':':
+                        return usage_error("option '%s' needs a value", argv[optind - 1]);
+                default:
+                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return usage_error("unexpected argument '%s'", argv[optind]);
+        if (!arg_once)
+                return usage_error("The daemon mode is not in this version; use --once");
+        return 1;
+}
+
+/* Configuration files, then the command line on top: --pool replaces every [Pool]. */
+static int load_config(int rootfd, struct config *c) {
+        struct error e = {};
+        int r;
+
+        if (arg_config)
+                r = config_load_file(c, AT_FDCWD, arg_config, arg_config, &e);
+        else
+                r = config_load_default(c, rootfd, &e);
+        if (r < 0)
+                return log_error_errno(r, "%s", e.msg);
+
+        if (arg_mode_set)
+                c->mode = arg_cli.mode;
+        if (arg_threads_set)
+                c->threads_per_node = arg_cli.threads_per_node;
+        if (arg_min_set)
+                c->min_percent = arg_cli.min_percent;
+        if (arg_shrink_set)
+                c->shrink = arg_cli.shrink;
+        if (arg_cli.n_pools > 0) {
+                config_drop_pools(c);
+                c->pools = TAKE_PTR(arg_cli.pools);
+                c->n_pools = arg_cli.n_pools;
+                arg_cli.n_pools = 0;
+        }
+        if (c->mode == FILL_MODE_FAULT)
+                return log_error_errno(-EOPNOTSUPP, "Mode fault is not available in this version; use auto or sysfs");
+        return 0;
+}
+
+static int read_all_counts(int rootfd, const struct topology *t, struct pool_counts **ret) {
+        _cleanup_(freep) struct pool_counts *counts = NULL;
+        size_t n = t->n_page_sizes * t->n_nodes;
+        char path[160];
+        int r;
+
+        counts = calloc(n ? n : 1, sizeof(*counts));
+        if (!counts)
+                return log_error_errno(-ENOMEM, "Out of memory");
+        for (size_t s = 0; s < t->n_page_sizes; s++)
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
+                        if (r < 0) {
+                                (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
+                                return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
+                        }
+                }
+        *ret = TAKE_PTR(counts);
+        return 0;
+}
+
+/* Every file the fill will write must be writable before the first write: all or nothing. */
+static int check_writable(int rootfd, const struct topology *t, const struct plan *p) {
+        char path[160];
+
+        for (size_t i = 0; i < p->n_pools; i++)
+                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
+                        const struct plan_node *n = &p->pools[i].nodes[j];
+
+                        if (n->action != PLAN_GROW && n->action != PLAN_SHRINK)
+                                continue;
+                        (void) pool_path(path, sizeof(path), t, n->node, p->pools[i].page_size, "nr_hugepages");
+                        if (faccessat(rootfd, path, W_OK, 0) < 0)
+                                return log_error_errno(-errno, "Cannot write /%s: %m%s", path,
+                                                       errno == EACCES || errno == EPERM ? " (are you root?)" : "");
+                }
+        return 0;
+}
+
+static void tick_progress(void *userdata) {
+        const struct sysfs_fill *fills = userdata;
+
+        if (log_get_max_level() < LOG_DEBUG)
+                return;
+        for (const struct sysfs_fill *f = fills; f->pool; f++) {
+                char name[32];
+
+                log_debug("%s pool: %" PRIu64 " pages added so far", page_size_name(f->pool->page_size, name),
+                          atomic_load(&f->done));
+        }
+}
+
+/* Test-suite knobs (hpfilld(8), ENVIRONMENT): not for production. */
+static uint64_t test_env(const char *name, uint64_t def) {
+        const char *s = getenv(name);
+        uint64_t v;
+
+        if (!s)
+                return def;
+        if (parse_u64(s, &v) < 0 || v == 0) {
+                log_warning("%s='%s' is not a positive number, ignoring", name, s);
+                return def;
+        }
+        return v;
+}
+
+static int run(int rootfd, struct topology *t, const struct plan *p, struct stop *stop) {
+        _cleanup_(freep) struct sysfs_fill *fills = NULL;
+        _cleanup_(freep) struct job *jobs = NULL;
+        _cleanup_(freep) uint64_t *after = NULL;
+        struct fill_shared shared = {
+                .rootfd = rootfd,
+                .t = t,
+                .host = strcmp(arg_root, "/") == 0,
+                .stop = stop,
+                .step_bytes = SYSFS_STEP_BYTES,
+                .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
+                .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
+        };
+        size_t n_jobs = 0;
+        bool failed = false, interrupted = false, short_ = false;
+        int r;
+
+        /* one spare zeroed entry ends the list for tick_progress() */
+        fills = calloc(p->n_pools + 1, sizeof(*fills));
+        jobs = calloc(p->n_pools + 1, sizeof(*jobs));
+        after = calloc(t->n_nodes + 1, sizeof(*after));
+        if (!fills || !jobs || !after)
+                return log_error_errno(-ENOMEM, "Out of memory");
+
+        for (size_t i = 0; i < p->n_pools; i++) {
+                r = sysfs_fill_init(&fills[n_jobs], &shared, &p->pools[i]);
+                if (r < 0)
+                        goto finish;
+                jobs[n_jobs] = (struct job) { .fn = sysfs_fill_run, .arg = &fills[n_jobs] };
+                n_jobs++;
+        }
+
+        r = executor_run(jobs, n_jobs, stop, 1000, tick_progress, fills);
+        if (r < 0)
+                log_error_errno(r, "Cannot run the fill: %m");
+
+        for (size_t i = 0; i < n_jobs; i++) {
+                const struct plan_pool *pp = fills[i].pool;
+                struct pool_outcome o = {
+                        .after = after,
+                        .elapsed_ns = fills[i].elapsed_ns,
+                        .rounds = fills[i].rounds,
+                        .interrupted = fills[i].interrupted,
+                        .error = fills[i].error,
+                        .error_path = fills[i].error_path,
+                };
+                char name[32];
+
+                /* Report what the kernel says now, not what we think we did. */
+                for (size_t j = 0; j < pp->n_nodes; j++)
+                        if (pool_read_nr(rootfd, t, pp->nodes[j].node, pp->page_size, &after[j]) < 0)
+                                after[j] = fills[i].after[j];
+                if (log_get_max_level() >= LOG_INFO)
+                        report_pool(stdout, pp, &o);
+                failed |= fills[i].error != 0;
+                interrupted |= fills[i].interrupted;
+                if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
+                        short_ = true;
+                        if (!fills[i].interrupted && !fills[i].error)
+                                log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below --min %u%%",
+                                            page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
+                                            pp->target_total, p->min_percent);
+                }
+        }
+        (void) fflush(stdout);
+        if (interrupted)
+                log_error("Interrupted by signal %d; pages already added stay in the pools",
+                          atomic_load(&stop->signo));
+        r = r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
+finish:
+        for (size_t i = 0; i < n_jobs; i++)
+                sysfs_fill_done(&fills[i]);
+        return r < 0 ? EXIT_FAIL : r;
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_(closep) int rootfd = -1;
+        _cleanup_(freep) struct pool_counts *counts = NULL;
+        struct config config = CONFIG_INIT;
+        struct topology topo = {};
+        struct plan plan = {};
+        struct stop stop;
+        struct error e = {};
+        int r, ret = EXIT_FAIL;
+
+        log_open();
+        stop_init(&stop);
+        r = parse_argv(argc, argv);
+        if (r <= 0) {
+                ret = r < 0 ? EXIT_USAGE : EXIT_OK;
+                goto out;
+        }
+        /* Before any thread exists, so every thread inherits the mask; the executor takes them. */
+        r = executor_block_signals();
+        if (r < 0) {
+                log_error_errno(r, "Cannot block signals: %m");
+                goto out;
+        }
+
+        rootfd = open(arg_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0) {
+                log_error_errno(errno, "--root '%s': %m", arg_root);
+                ret = EXIT_USAGE;
+                goto out;
+        }
+        if (load_config(rootfd, &config) < 0) {
+                ret = EXIT_USAGE;
+                goto out;
+        }
+        if (config.n_pools == 0) {
+                log_info("No pools configured, nothing to do");
+                ret = EXIT_OK;
+                goto out;
+        }
+
+        r = topology_read(rootfd, &topo, &e);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
+                goto out;
+        }
+        if (topo.n_page_sizes == 0) {
+                log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
+                goto out;
+        }
+        if (read_all_counts(rootfd, &topo, &counts) < 0)
+                goto out;
+        r = plan_build(&topo, counts, &config, &plan, &e);
+        if (r < 0) {
+                log_error_errno(r, "%s", e.msg);
+                ret = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+                goto out;
+        }
+
+        if (arg_dry_run) {
+                if (log_get_max_level() >= LOG_INFO)
+                        report_plan(stdout, &plan);
+                ret = EXIT_OK;
+                goto out;
+        }
+        /* With nothing to move this still reports, so the admin sees each pool is at target. */
+        if (check_writable(rootfd, &topo, &plan) < 0)
+                goto out;
+        ret = run(rootfd, &topo, &plan, &stop);
+out:
+        plan_done(&plan);
+        topology_done(&topo);
+        config_done(&config);
+        config_done(&arg_cli);
+        stop_done(&stop);
+        return ret;
+}

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Fills from configuration: --config, and the default files and drop-ins under --root
+# (a tree whose sys and proc are the host's, bind-mounted).
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+pool2m_set 0
+
+printf '[Fill]\nMinPercent=100\n\n[Pool]\nPageSize=2M\nAmount=node%s=40M\n' "$first" >"$WORK/a.conf"
+expect_rc 0 "$HPFILLD" --once --config "$WORK/a.conf"
+[ "$(node_nr "$first" 2048)" = 20 ] || fail "--config gave $(node_nr "$first" 2048) pages"
+
+# --pool replaces the pools of the file
+expect_rc 0 "$HPFILLD" --once --config "$WORK/a.conf" --pool "2M:node$first=30"
+[ "$(node_nr "$first" 2048)" = 30 ] || fail "--pool did not replace the file's pools"
+
+# the shipped example config parses and plans
+expect_rc 0 "$HPFILLD" --once --dry-run --config "$SOURCE_ROOT/conf/default.conf"
+expect_in "$WORK/out" "^2M "
+# the shipped /etc file configures nothing
+expect_rc 0 "$HPFILLD" --once --config "$SOURCE_ROOT/conf/hpfilld.conf"
+expect_in "$WORK/err" "nothing to do"
+
+root="$WORK/root"
+mkdir -p "$root/sys" "$root/proc" "$root/etc/hpfilld.conf.d" "$root/run/hpfilld.conf.d"
+mount --bind /sys "$root/sys" || { echo "SKIP: cannot bind-mount"; exit 77; }
+EXTRA_CLEANUP="umount '$root/sys'; umount '$root/proc' 2>/dev/null"
+mount --bind /proc "$root/proc"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=10\n' "$first" >"$root/etc/hpfilld.conf"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=44\n' "$first" >"$root/run/hpfilld.conf.d/50-more.conf"
+expect_rc 0 "$HPFILLD" --once --root "$root"
+[ "$(node_nr "$first" 2048)" = 44 ] || fail "the drop-in under --root gave $(node_nr "$first" 2048) pages"
+
+# a bad drop-in stops everything before any change
+printf '[Fill]\nShrink=perhaps\n' >"$root/etc/hpfilld.conf.d/60-bad.conf"
+before=$(snapshot)
+expect_rc 2 "$HPFILLD" --once --root "$root"
+expect_in "$WORK/err" "/etc/hpfilld.conf.d/60-bad.conf:2: Shrink="
+[ "$(snapshot)" = "$before" ] || fail "a bad drop-in changed the pools"
+echo PASS

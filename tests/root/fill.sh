@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Real fills of the 2 MiB pool on this kernel: totals, per-node lists, percentages, larger pools, --shrink.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+n_nodes=$(echo $nodes | wc -w)
+pool2m_set 0
+
+# 200 MiB spread over the nodes with memory
+expect_rc 0 "$HPFILLD" --once --pool 2M:200M
+expect_in "$WORK/out" "^2M pool: 100/100 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)$"
+[ "$(pool2m_nr)" = 100 ] || fail "nr_hugepages is $(pool2m_nr), expected 100"
+first=$(echo $nodes | cut -d' ' -f1)
+expect_in "$WORK/out" "^  node$first: 0 -> [0-9]+ \(target [0-9]+\)$"
+
+# again: nothing to do, still a report, still 0
+expect_rc 0 "$HPFILLD" --once --pool 2M:100
+[ "$(pool2m_nr)" = 100 ] || fail "a second run changed the pool"
+expect_in "$WORK/out" "100/100 pages"
+
+# a smaller target leaves a larger pool alone...
+expect_rc 0 "$HPFILLD" --once --pool 2M:$((50 * n_nodes))
+[ "$(pool2m_nr)" = 100 ] || fail "a larger pool was shrunk without --shrink"
+expect_in "$WORK/out" "larger than target, left alone"
+# ...unless asked
+expect_rc 0 "$HPFILLD" --once --shrink --pool 2M:$((50 * n_nodes))
+[ "$(pool2m_nr)" = $((50 * n_nodes)) ] || fail "--shrink left $(pool2m_nr) pages"
+
+# per node
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=64M"
+[ "$(node_nr "$first" 2048)" = 32 ] || fail "node$first holds $(node_nr "$first" 2048), expected 32"
+
+# a share of the node's memory
+pool2m_set 0
+mem_kb=$(awk '/MemTotal/ { print $4 }' "$NODES/node$first/meminfo")
+want=$((mem_kb * 1 / 100 / 2048))
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$want" --dry-run
+expect_rc 0 "$HPFILLD" --once --pool 2M:1%
+[ "$(node_nr "$first" 2048)" = "$want" ] || fail "1% gave $(node_nr "$first" 2048) pages, expected $want"
+
+# pages in use are never taken: hold 10 pages mapped, shrink to 0, they stay
+pool2m_set 20
+if command -v python3 >/dev/null; then
+        FIRST=$first python3 - "$HPFILLD" "$WORK" <<'PY'
+import mmap, os, subprocess, sys
+MAP_HUGETLB = 0x40000
+m = mmap.mmap(-1, 10 * 2 * 1024 * 1024, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
+for i in range(10):
+    m[i * 2 * 1024 * 1024] = 1  # fault each page in
+r = subprocess.run([sys.argv[1], "--once", "--shrink", "--min", "1", "--pool", "2M:node%s=1" % os.environ.get("FIRST", "0")],
+                   capture_output=True, text=True)
+print(r.stdout, r.stderr)
+nr = int(open("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages").read())
+free = int(open("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages").read())
+assert r.returncode == 0, r.returncode
+assert nr >= 10 and nr - free == 10, (nr, free)
+assert "pages in use kept" in r.stdout, r.stdout
+m[0] = 2  # still ours
+PY
+fi
+echo "PASS"

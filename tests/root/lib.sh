@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+# Shared by the root tests: skip when they cannot run, save the pools, restore them on exit.
+set -eu
+
+HP=/sys/kernel/mm/hugepages
+NODES=/sys/devices/system/node
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
+[ -d "$HP/hugepages-2048kB" ] || { echo "SKIP: no 2 MiB huge pages on this kernel"; exit 77; }
+: "${HPFILLD:?HPFILLD must name the hpfilld binary}"
+
+WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
+SAVED="$WORK/saved"
+
+# Every counter and knob of every pool, global and per node: what each test must leave as found.
+pool_files() {
+        for f in "$HP"/hugepages-*/nr_hugepages "$HP"/hugepages-*/nr_overcommit_hugepages; do
+                echo "$f"
+        done
+        if [ -d "$NODES/node0" ]; then
+                for f in "$NODES"/node*/hugepages/hugepages-*/nr_hugepages; do
+                        echo "$f"
+                done
+        fi
+}
+
+# A snapshot of all pool counters, to compare byte for byte.
+snapshot() {
+        for f in $(pool_files) "$HP"/hugepages-*/free_hugepages "$HP"/hugepages-*/surplus_hugepages \
+                "$HP"/hugepages-*/resv_hugepages; do
+                printf '%s=%s\n' "$f" "$(cat "$f")"
+        done
+}
+
+save_pools() {
+        : >"$SAVED"
+        for f in $(pool_files); do
+                printf '%s %s\n' "$f" "$(cat "$f")" >>"$SAVED"
+        done
+}
+
+restore_pools() {
+        # per-node counts first, then global ones; each pool back to what it held
+        if [ -d "$NODES/node0" ]; then
+                grep "^$NODES" "$SAVED" | while read -r f v; do echo "$v" >"$f" || true; done
+        fi
+        grep -v "^$NODES" "$SAVED" | while read -r f v; do echo "$v" >"$f" || true; done
+}
+
+cleanup() {
+        local rc=$?
+        restore_pools
+        if [ -n "${EXTRA_CLEANUP:-}" ]; then eval "$EXTRA_CLEANUP" || true; fi
+        rm -rf "$WORK"
+        exit $rc
+}
+
+save_pools
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+        echo "FAIL: $*" >&2
+        exit 1
+}
+
+# pool2m_set N: the 2 MiB pool to N pages, spread by the kernel (setup before a test case).
+pool2m_set() {
+        echo "$1" >"$HP/hugepages-2048kB/nr_hugepages"
+}
+
+pool2m_nr() {
+        cat "$HP/hugepages-2048kB/nr_hugepages"
+}
+
+node_nr() { # node size_kb
+        cat "$NODES/node$1/hugepages/hugepages-$2kB/nr_hugepages"
+}
+
+mem_nodes() {
+        if [ -r "$NODES/has_memory" ]; then
+                # expand "0-2,4" into "0 1 2 4"
+                tr ',' '\n' <"$NODES/has_memory" | while IFS=- read -r a b; do
+                        seq "$a" "${b:-$a}"
+                done | tr '\n' ' '
+        else
+                echo 0
+        fi
+}
+
+# expect_rc WANT CMD...: runs CMD with stdout and stderr in $WORK/out and $WORK/err.
+expect_rc() {
+        local want_rc=$1 got_rc
+        shift
+        set +e
+        "$@" >"$WORK/out" 2>"$WORK/err"
+        got_rc=$?
+        set -e
+        if [ "$got_rc" != "$want_rc" ]; then
+                echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err"
+                fail "'$*' exited $got_rc, expected $want_rc"
+        fi
+}
+
+expect_in() { # file pattern
+        grep -Eq -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "no '$2' in $1"; }
+}

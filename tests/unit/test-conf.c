@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the configuration parser and of the order in which files apply. */
+#include "conf.h"
+#include "fake-root.h"
+#include "test.h"
+
+#define MB (UINT64_C(1024) * 1024)
+
+static int parse(struct config *c, const char *text, struct error *e) {
+        return config_parse_text(c, "test.conf", text, strlen(text), e);
+}
+
+TEST(test_good_file) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        CHECK_EQ(parse(&c,
+                       "# comment\n"
+                       "; another\n"
+                       "\n"
+                       "[Fill]\n"
+                       "Mode = sysfs\n"
+                       "ThreadsPerNode=4\r\n"
+                       "MinPercent=90\n"
+                       "Shrink=yes\n"
+                       "[Pool]\n"
+                       "PageSize=2M\n"
+                       "Amount=8G\n"
+                       "[Pool]\n"
+                       "  Amount=node0=4,node1=4  \n"
+                       "PageSize=1G\n",
+                       &e),
+                 0);
+        CHECK_EQ(c.mode, FILL_MODE_SYSFS);
+        CHECK_EQ(c.threads_per_node, 4);
+        CHECK_EQ(c.min_percent, 90);
+        CHECK(c.shrink);
+        CHECK_EQ(c.n_pools, 2);
+        CHECK_EQ(c.pools[0].page_size, 2 * MB);
+        CHECK_EQ(c.pools[0].amount.kind, AMOUNT_BYTES);
+        CHECK_STR_CONTAINS(c.pools[0].origin, "test.conf:9");
+        CHECK_EQ(c.pools[1].page_size, 1024 * MB);
+        CHECK_EQ(c.pools[1].amount.kind, AMOUNT_PER_NODE);
+        CHECK_EQ(c.pools[1].amount.n_nodes, 2);
+        config_done(&c);
+}
+
+TEST(test_bad_files) {
+        static const struct {
+                const char *text, *why;
+        } bad[] = {
+                { "[Fill]\nMode=fast\n", "test.conf:2: Mode=" },
+                { "[Fill]\nFoo=1\n", "test.conf:2: unknown key 'Foo'" },
+                { "[Fill]\nMode=auto\nMode=sysfs\n", "test.conf:3: Mode= given twice" },
+                { "[Fill]\n[Fill]\n", "test.conf:2: a second [Fill]" },
+                { "[Fill]\nMinPercent=0\n", "test.conf:2: MinPercent=" },
+                { "[Fill]\nMinPercent=101\n", "test.conf:2: MinPercent=" },
+                { "[Fill]\nThreadsPerNode=0\n", "test.conf:2: ThreadsPerNode=" },
+                { "[Fill]\nShrink=maybe\n", "test.conf:2: Shrink=" },
+                { "[Fill\n", "test.conf:1: bad section header" },
+                { "[Pools]\n", "test.conf:1: unknown section [Pools]" },
+                { "Mode=auto\n", "test.conf:1: 'Mode=' outside of a section" },
+                { "[Fill]\njunk\n", "test.conf:2: expected Key=Value" },
+                { "[Fill]\n=1\n", "test.conf:2: empty key" },
+                { "[Pool]\nPageSize=2M\n", "test.conf:1: [Pool] has no Amount=" },
+                { "[Pool]\nAmount=1G\n", "test.conf:1: [Pool] has no PageSize=" },
+                { "[Pool]\nPageSize=3M\nAmount=1G\n", "test.conf:2: PageSize=3M" },
+                { "[Pool]\nPageSize=2M\nAmount=abc\n", "test.conf:3: Amount=abc" },
+                { "[Pool]\nPageSize=2M\nAmount=101%\n", "over 100" },
+                { "[Pool]\nPageSize=2M\nAmount=1G\nAmount=2G\n", "test.conf:4: Amount= given twice" },
+                { "[Pool]\nPageSize=2M\nAmount=1G\n[Pool]\nPageSize=2048kB\nAmount=1\n",
+                  "test.conf:4: a second [Pool] for page size 2M" },
+                { "[Pool]\nPageSize=2M\nAmount=1G\nColor=blue\n", "test.conf:4: unknown key 'Color' in [Pool]" },
+                { "[Fill]\nMode=auto # comment\n", "test.conf:2: Mode=" },
+                { "[Fill]\n\xff\xfe\n", "test.conf:2: not a text file (invalid UTF-8)" },
+                { "[Fill]\n\xc0\xaf\n", "invalid UTF-8" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct config c = CONFIG_INIT;
+                struct error e = {};
+
+                CHECK(parse(&c, bad[i].text, &e) < 0);
+                if (!strstr(e.msg, bad[i].why))
+                        fprintf(stderr, "case %zu: '%s'\n", i, e.msg);
+                CHECK_STR_CONTAINS(e.msg, bad[i].why);
+                /* a file is applied whole or not at all */
+                CHECK_EQ(c.n_pools, 0);
+                CHECK_EQ(c.mode, FILL_MODE_AUTO);
+                config_done(&c);
+        }
+
+        /* NUL bytes: a binary file */
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        CHECK(config_parse_text(&c, "bin", "[Fill]\n\0x", 9, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "bin:2: not a text file (NUL byte)");
+}
+
+TEST(test_utf8_ok) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        CHECK_EQ(parse(&c, "# Größe: 2 MiB — ok\n[Fill]\n", &e), 0);
+        config_done(&c);
+}
+
+TEST(test_dropins) {
+        struct fake_root r;
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        fake_root_new(&r);
+        fake_write(&r, "etc/hpfilld.conf", "[Fill]\nMinPercent=50\n[Pool]\nPageSize=2M\nAmount=100\n");
+        /* 20-x in /usr/lib is overridden by /etc's 20-x; 10-a from /run applies first. */
+        fake_write(&r, "usr/lib/hpfilld.conf.d/20-x.conf", "[Fill]\nMinPercent=10\n");
+        fake_write(&r, "etc/hpfilld.conf.d/20-x.conf", "[Pool]\nPageSize=2M\nAmount=300\n");
+        fake_write(&r, "run/hpfilld.conf.d/10-a.conf", "[Fill]\nMinPercent=70\n[Pool]\nPageSize=2M\nAmount=200\n");
+        fake_write(&r, "run/hpfilld.conf.d/30-z.conf", "[Pool]\nPageSize=1G\nAmount=1\n");
+        fake_write(&r, "etc/hpfilld.conf.d/README", "not a drop-in\n");
+        fake_write(&r, "etc/hpfilld.conf.d/.hidden.conf", "garbage\n");
+
+        CHECK_EQ(config_load_default(&c, r.fd, &e), 0);
+        CHECK_EQ(c.min_percent, 70);
+        CHECK_EQ(c.n_pools, 2);
+        CHECK_EQ(c.pools[0].page_size, 2 * MB);
+        CHECK_EQ(c.pools[0].amount.value, 300);
+        CHECK_STR_CONTAINS(c.pools[0].origin, "/etc/hpfilld.conf.d/20-x.conf:1");
+        CHECK_EQ(c.pools[1].amount.value, 1);
+        config_done(&c);
+
+        /* a bad drop-in names itself */
+        fake_write(&r, "run/hpfilld.conf.d/40-bad.conf", "[Fill]\nMode=turbo\n");
+        c = (struct config) CONFIG_INIT;
+        CHECK(config_load_default(&c, r.fd, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "/run/hpfilld.conf.d/40-bad.conf:2");
+        config_done(&c);
+
+        /* a missing explicit file is an error; a directory too */
+        c = (struct config) CONFIG_INIT;
+        CHECK(config_load_file(&c, r.fd, "etc/nope.conf", "/etc/nope.conf", &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "/etc/nope.conf: cannot read");
+        CHECK(config_load_file(&c, r.fd, "etc", "/etc", &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "is a directory");
+        config_done(&c);
+        fake_root_free(&r);
+}
+
+TEST(test_no_files) {
+        struct fake_root r;
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        fake_root_new(&r);
+        CHECK_EQ(config_load_default(&c, r.fd, &e), 0);
+        CHECK_EQ(c.n_pools, 0);
+        CHECK_EQ(c.min_percent, 100);
+        fake_root_free(&r);
+}
+
+int main(void) {
+        RUN(test_good_file);
+        RUN(test_bad_files);
+        RUN(test_utf8_ok);
+        RUN(test_dropins);
+        RUN(test_no_files);
+        return 0;
+}

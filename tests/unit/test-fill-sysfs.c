@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/* The sysfs method against fake trees (real file I/O) and a simulated kernel (shortfalls, retries). */
+#include <signal.h>
+
+#include "executor.h"
+#include "fake-root.h"
+#include "fill_sysfs.h"
+#include "test.h"
+
+#define MB (UINT64_C(1) << 20)
+
+static const unsigned sizes[] = { 2048, 0 };
+
+struct setup {
+        struct fake_root r;
+        struct topology t;
+        struct pool_counts *counts;
+        struct plan p;
+        struct stop stop;
+        struct fill_shared shared;
+};
+
+static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shrink) {
+        struct config c = CONFIG_INIT;
+        struct pool_spec ps;
+        struct error e = {};
+
+        fake_root_new(&s->r);
+        fake_numa_machine(&s->r, n_nodes, 1024, 0, sizes);
+        CHECK_EQ(topology_read(s->r.fd, &s->t, &e), 0);
+        s->counts = calloc(n_nodes, sizeof(*s->counts));
+        for (unsigned i = 0; i < n_nodes; i++)
+                CHECK_EQ(pool_read_counts(s->r.fd, &s->t, i, 2 * MB, &s->counts[i]), 0);
+        c.shrink = shrink;
+        CHECK_EQ(parse_pool_spec(spec, &ps, &e), 0);
+        CHECK_EQ(config_put_pool(&c, &ps), 0);
+        CHECK_EQ(plan_build(&s->t, s->counts, &c, &s->p, &e), 0);
+        config_done(&c);
+        stop_init(&s->stop);
+        s->shared = (struct fill_shared) {
+                .rootfd = s->r.fd, .t = &s->t, .stop = &s->stop, .step_bytes = 20 * MB,
+        };
+}
+
+static void teardown(struct setup *s) {
+        plan_done(&s->p);
+        topology_done(&s->t);
+        free(s->counts);
+        stop_done(&s->stop);
+        fake_root_free(&s->r);
+}
+
+TEST(test_fake_tree_fill) {
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:70", false); /* 35 per node, steps of 10 pages: 4 writes each */
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(f.error, 0);
+        CHECK(!f.interrupted);
+        CHECK_EQ(f.rounds, 0);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 35);
+        CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 35);
+        CHECK_EQ(f.after[0], 35);
+        CHECK_EQ(f.done, 70);
+        CHECK_EQ(s.shared.steps, 8);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+TEST(test_fake_tree_shrink) {
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:20", true);
+        fake_set_node_pool(&s.r, 0, 2048, 50, 50);
+        /* replan with the new counts */
+        plan_done(&s.p);
+        CHECK_EQ(pool_read_counts(s.r.fd, &s.t, 0, 2 * MB, &s.counts[0]), 0);
+        {
+                struct config c = CONFIG_INIT;
+                struct pool_spec ps;
+                struct error e = {};
+                c.shrink = true;
+                CHECK_EQ(parse_pool_spec("2M:20", &ps, &e), 0);
+                CHECK_EQ(config_put_pool(&c, &ps), 0);
+                CHECK_EQ(plan_build(&s.t, s.counts, &c, &s.p, &e), 0);
+                config_done(&c);
+        }
+        CHECK_EQ(s.p.pools[0].nodes[0].action, PLAN_SHRINK);
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(f.error, 0);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 10);
+        CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 10);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+TEST(test_fake_tree_missing_file) {
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:8", false);
+        CHECK_EQ(unlinkat(s.r.fd, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", 0), 0);
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(f.error, -ENOENT);
+        CHECK_STR_CONTAINS(f.error_path, "node1/hugepages/hugepages-2048kB/nr_hugepages");
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 4);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+TEST(test_stop_before_start) {
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:8", false);
+        stop_request(&s.stop, SIGTERM);
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK(f.interrupted);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 0);
+        CHECK_EQ(s.shared.steps, 0);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+/* A simulated kernel: each node holds at most cap[node] pages; each compaction of a node
+ * raises its cap by release[node], until max_compactions. */
+struct sim {
+        uint64_t nr[2], cap[2], release[2];
+        unsigned compactions[2], max_compactions;
+        unsigned writes;
+};
+
+static int sim_read(void *u, unsigned node, uint64_t ps, uint64_t *ret) {
+        struct sim *s = u;
+        (void) ps;
+        *ret = s->nr[node];
+        return 0;
+}
+
+static int sim_write(void *u, unsigned node, uint64_t ps, uint64_t count) {
+        struct sim *s = u;
+        (void) ps;
+        s->writes++;
+        s->nr[node] = MIN(count, s->cap[node]); /* the write "succeeds", the count tells */
+        return 0;
+}
+
+static int sim_compact(void *u, unsigned node) {
+        struct sim *s = u;
+        if (s->compactions[node]++ < s->max_compactions)
+                s->cap[node] += s->release[node];
+        return 0;
+}
+
+TEST(test_retry_after_compaction) {
+        struct sim sim = { .cap = { 20, 1000 }, .release = { 5, 0 }, .max_compactions = 3 };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, &sim };
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:100", false); /* 50 per node */
+        s.shared.ops = &ops;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        /* node0: 20, then +5 for each of 3 compactions = 35; the 4th round gains nothing */
+        CHECK_EQ(sim.nr[0], 35);
+        CHECK_EQ(sim.nr[1], 50);
+        CHECK_EQ(f.after[0], 35);
+        CHECK(f.short_node[0]);
+        CHECK(!f.short_node[1]);
+        CHECK_EQ(f.rounds, 4);
+        CHECK_EQ(sim.compactions[0], 4);
+        CHECK_EQ(sim.compactions[1], 0);
+        CHECK_EQ(f.done, 85);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+TEST(test_retry_until_met) {
+        struct sim sim = { .cap = { 45, 48 }, .release = { 10, 1 }, .max_compactions = 100 };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, &sim };
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:100", false);
+        s.shared.ops = &ops;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(sim.nr[0], 50);
+        CHECK_EQ(sim.nr[1], 50);
+        CHECK_EQ(f.rounds, 2);
+        CHECK(!f.short_node[0] && !f.short_node[1]);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+TEST(test_rounds_are_bounded) {
+        struct sim sim = { .cap = { 0, 50 }, .release = { 1, 0 }, .max_compactions = 1000 };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, &sim };
+        struct setup s;
+        struct sysfs_fill f;
+
+        setup(&s, 2, "2M:100", false);
+        s.shared.ops = &ops;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(f.rounds, SYSFS_MAX_ROUNDS);
+        CHECK_EQ(sim.nr[0], SYSFS_MAX_ROUNDS);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+/* The executor takes a real SIGINT (sent by a job, as the test hook does) and requests a stop. */
+static void raise_and_wait(void *arg) {
+        struct stop *stop = arg;
+
+        CHECK_EQ(kill(getpid(), SIGINT), 0);
+        stop_wait(stop);
+}
+
+static void wait_only(void *arg) {
+        stop_wait(arg);
+}
+
+TEST(test_executor_signal) {
+        struct stop stop;
+        struct job jobs[3] = {
+                { wait_only, &stop },
+                { raise_and_wait, &stop },
+                { wait_only, &stop },
+        };
+
+        stop_init(&stop);
+        CHECK_EQ(executor_run(jobs, 3, &stop, 50, NULL, NULL), 0);
+        CHECK(stop_requested(&stop));
+        CHECK_EQ(stop.signo, SIGINT);
+        stop_done(&stop);
+}
+
+static void add_one(void *arg) {
+        atomic_fetch_add((_Atomic unsigned *) arg, 1);
+}
+
+static void tick(void *arg) {
+        (void) arg;
+}
+
+TEST(test_executor_jobs) {
+        _Atomic unsigned count = 0;
+        struct stop stop;
+        struct job jobs[8];
+
+        for (size_t i = 0; i < ELEMENTSOF(jobs); i++)
+                jobs[i] = (struct job) { add_one, &count };
+        stop_init(&stop);
+        CHECK_EQ(executor_run(jobs, ELEMENTSOF(jobs), &stop, 10, tick, NULL), 0);
+        CHECK_EQ(count, 8);
+        CHECK(!stop_requested(&stop));
+        CHECK_EQ(executor_run(jobs, 0, &stop, 10, tick, NULL), 0);
+        stop_done(&stop);
+}
+
+TEST(test_threaded_fill_with_hook) {
+        struct setup s;
+        struct sysfs_fill f;
+        struct job job = { sysfs_fill_run, &f };
+
+        setup(&s, 2, "2M:100", false); /* 10 steps of 10 pages */
+        s.shared.interrupt_after = 3;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        CHECK_EQ(executor_run(&job, 1, &s.stop, 1000, NULL, NULL), 0);
+        CHECK(f.interrupted);
+        CHECK_EQ(s.stop.signo, SIGINT);
+        CHECK_EQ(s.shared.steps, 3);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 30);
+        CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 0);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+int main(void) {
+        CHECK_EQ(executor_block_signals(), 0);
+        RUN(test_fake_tree_fill);
+        RUN(test_fake_tree_shrink);
+        RUN(test_fake_tree_missing_file);
+        RUN(test_stop_before_start);
+        RUN(test_retry_after_compaction);
+        RUN(test_retry_until_met);
+        RUN(test_rounds_are_bounded);
+        RUN(test_executor_signal);
+        RUN(test_executor_jobs);
+        RUN(test_threaded_fill_with_hook);
+        return 0;
+}

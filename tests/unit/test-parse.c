@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* Table tests of the size, amount and pool-spec parsers, every rejection included. */
+#include "parse.h"
+#include "test.h"
+
+#define KB UINT64_C(1024)
+#define MB (KB * 1024)
+#define GB (MB * 1024)
+
+TEST(test_page_sizes) {
+        static const struct {
+                const char *in;
+                uint64_t bytes;
+        } good[] = {
+                { "2M", 2 * MB },       { "2MB", 2 * MB }, { "2048kB", 2 * MB }, { "2048KB", 2 * MB },
+                { "2mb", 2 * MB },      { "1G", GB },      { "1GB", GB },        { "1gb", GB },
+                { "1048576kB", GB },    { "64K", 64 * KB }, { "16GiB", 16 * GB },
+        };
+        static const struct {
+                const char *in, *why;
+        } bad[] = {
+                { "", "not a page size" },       { "2", "needs a unit" },       { "2X", "not a page size" },
+                { "M", "not a page size" },      { "-2M", "not a page size" },  { "3M", "power of two" },
+                { "1K", "power of two" },        { "2M ", "not a page size" },  { " 2M", "not a page size" },
+                { "99999999999999999999M", "out of range" },                    { "17179869184G", "out of range" },
+                { "2MM", "not a page size" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                uint64_t v = 0;
+                struct error e = {};
+                CHECK_EQ(parse_page_size(good[i].in, &v, &e), 0);
+                CHECK_EQ(v, good[i].bytes);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                uint64_t v = 7;
+                struct error e = {};
+                CHECK(parse_page_size(bad[i].in, &v, &e) < 0);
+                CHECK_EQ(v, 7);
+                CHECK_STR_CONTAINS(e.msg, bad[i].why);
+        }
+}
+
+TEST(test_amounts) {
+        static const struct {
+                const char *in;
+                enum amount_kind kind;
+                uint64_t value;
+        } good[] = {
+                { "512", AMOUNT_PAGES, 512 },       { "4G", AMOUNT_BYTES, 4 * GB },
+                { "512M", AMOUNT_BYTES, 512 * MB }, { "25%", AMOUNT_PERCENT, 25 },
+                { "100%", AMOUNT_PERCENT, 100 },    { "1", AMOUNT_PAGES, 1 },
+                { "2T", AMOUNT_BYTES, 2048 * GB },
+        };
+        static const struct {
+                const char *in, *why;
+        } bad[] = {
+                { "", "empty" },
+                { "0", "zero" },
+                { "0G", "zero" },
+                { "-5", "negative" },
+                { "101%", "over 100" },
+                { "0%", "zero" },
+                { "%", "not a percentage" },
+                { "5.5%", "not a percentage" },
+                { "abc", "not an amount" },
+                { "12x", "not an amount" },
+                { "18446744073709551616", "too large" },
+                { "17179869184G", "too large" },
+                { "99999999999999999999999%", "out of range" },
+                { "node", "not nodeN=AMOUNT" },
+                { "node0", "not nodeN=AMOUNT" },
+                { "node0=", "empty" },
+                { "nodeX=4", "not a node name" },
+                { "node0=4,", "empty entry" },
+                { "node0=4,,node1=2", "empty entry" },
+                { "node0=4,node0=2", "listed twice" },
+                { "node0=0", "zero" },
+                { "node0=4,node1=abc", "node1" },
+                { "node99999999=1", "not a node name" },
+                { "node0=-1", "negative" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                struct amount a = {};
+                struct error e = {};
+                CHECK_EQ(parse_amount(good[i].in, &a, &e), 0);
+                CHECK_EQ(a.kind, good[i].kind);
+                CHECK_EQ(a.value, good[i].value);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct amount a = {};
+                struct error e = {};
+                CHECK(parse_amount(bad[i].in, &a, &e) < 0);
+                if (!strstr(e.msg, bad[i].why))
+                        fprintf(stderr, "input '%s': message '%s'\n", bad[i].in, e.msg);
+                CHECK_STR_CONTAINS(e.msg, bad[i].why);
+                CHECK(a.nodes == NULL);
+        }
+}
+
+TEST(test_per_node) {
+        struct amount a = {};
+        struct error e = {};
+
+        CHECK_EQ(parse_amount("node1=4G,node0=512", &a, &e), 0);
+        CHECK_EQ(a.kind, AMOUNT_PER_NODE);
+        CHECK_EQ(a.n_nodes, 2);
+        CHECK_EQ(a.nodes[0].node, 1);
+        CHECK(a.nodes[0].bytes);
+        CHECK_EQ(a.nodes[0].value, 4 * GB);
+        CHECK_EQ(a.nodes[1].node, 0);
+        CHECK(!a.nodes[1].bytes);
+        CHECK_EQ(a.nodes[1].value, 512);
+
+        struct amount b;
+        CHECK_EQ(amount_copy(&b, &a), 0);
+        CHECK(b.nodes != a.nodes);
+        CHECK_EQ(b.nodes[1].value, 512);
+        amount_done(&a);
+        amount_done(&b);
+}
+
+TEST(test_pool_spec) {
+        struct pool_spec s = {};
+        struct error e = {};
+
+        CHECK_EQ(parse_pool_spec("2M:1G", &s, &e), 0);
+        CHECK_EQ(s.page_size, 2 * MB);
+        CHECK_EQ(s.amount.kind, AMOUNT_BYTES);
+        CHECK_EQ(s.amount.value, GB);
+        CHECK_STR_CONTAINS(s.origin, "--pool 2M:1G");
+
+        CHECK(parse_pool_spec("2M", &s, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "SIZE:AMOUNT");
+        CHECK(parse_pool_spec("3M:1G", &s, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "power of two");
+        CHECK(parse_pool_spec("2M:", &s, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "empty");
+        CHECK(parse_pool_spec("2M:1G:3", &s, &e) < 0);
+        CHECK(parse_pool_spec(":1G", &s, &e) < 0);
+}
+
+TEST(test_numbers) {
+        uint64_t v;
+        unsigned u;
+        bool b;
+
+        CHECK_EQ(parse_u64("18446744073709551615", &v), 0);
+        CHECK_EQ(v, UINT64_MAX);
+        CHECK_EQ(parse_u64("18446744073709551616", &v), -ERANGE);
+        CHECK_EQ(parse_u64("+1", &v), -EINVAL);
+        CHECK_EQ(parse_u64("1 ", &v), -EINVAL);
+        CHECK_EQ(parse_u64("", &v), -EINVAL);
+        CHECK_EQ(parse_uint_range("100", 1, 100, &u), 0);
+        CHECK_EQ(u, 100);
+        CHECK_EQ(parse_uint_range("0", 1, 100, &u), -ERANGE);
+        CHECK_EQ(parse_uint_range("101", 1, 100, &u), -ERANGE);
+        CHECK_EQ(parse_bool("Yes", &b), 0);
+        CHECK(b);
+        CHECK_EQ(parse_bool("off", &b), 0);
+        CHECK(!b);
+        CHECK_EQ(parse_bool("maybe", &b), -EINVAL);
+}
+
+TEST(test_page_size_name) {
+        char buf[32];
+
+        CHECK(strcmp(page_size_name(2 * MB, buf), "2M") == 0);
+        CHECK(strcmp(page_size_name(GB, buf), "1G") == 0);
+        CHECK(strcmp(page_size_name(64 * KB, buf), "64K") == 0);
+        CHECK(strcmp(page_size_name(16 * GB, buf), "16G") == 0);
+}
+
+int main(void) {
+        RUN(test_page_sizes);
+        RUN(test_amounts);
+        RUN(test_per_node);
+        RUN(test_pool_spec);
+        RUN(test_numbers);
+        RUN(test_page_size_name);
+        return 0;
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* Table tests of the pure planner: spreads, remainders, percentages, per-node lists, rejections. */
+#include "plan.h"
+#include "test.h"
+
+#define MB (UINT64_C(1) << 20)
+#define GB (UINT64_C(1) << 30)
+
+/* A machine built in memory: no files at all, the planner never reads any. */
+struct machine {
+        struct topology t;
+        struct topo_node nodes[8];
+        uint64_t sizes[2];
+        struct pool_counts counts[16];
+};
+
+static void machine(struct machine *m, unsigned n_nodes, uint64_t mem, unsigned no_mem_mask, unsigned no_cpu_mask,
+                    bool gigantic) {
+        static unsigned cpus[8][1];
+        static unsigned dist[8][8];
+
+        memset(m, 0, sizeof(*m));
+        m->sizes[0] = 2 * MB;
+        m->sizes[1] = GB;
+        m->t = (struct topology) {
+                .numa = true, .nodes = m->nodes, .n_nodes = n_nodes, .page_sizes = m->sizes,
+                .n_page_sizes = gigantic ? 2 : 1,
+        };
+        for (unsigned i = 0; i < n_nodes; i++) {
+                cpus[i][0] = i;
+                for (unsigned j = 0; j < n_nodes; j++)
+                        dist[i][j] = i == j ? 10 : 20 + 10 * (i > j ? i - j : j - i);
+                m->nodes[i] = (struct topo_node) {
+                        .id = i,
+                        .has_memory = !(no_mem_mask & (1u << i)),
+                        .mem_total = mem,
+                        .cpus = (no_cpu_mask & (1u << i)) ? NULL : cpus[i],
+                        .n_cpus = (no_cpu_mask & (1u << i)) ? 0 : 1,
+                        .distance = dist[i],
+                };
+        }
+}
+
+static int plan_one(struct machine *m, const char *spec, bool shrink, struct plan *p, struct error *e) {
+        struct config c = CONFIG_INIT;
+        struct pool_spec s;
+        int r;
+
+        c.shrink = shrink;
+        r = parse_pool_spec(spec, &s, e);
+        CHECK_EQ(r, 0);
+        CHECK_EQ(config_put_pool(&c, &s), 0);
+        r = plan_build(&m->t, m->counts, &c, p, e);
+        config_done(&c);
+        return r;
+}
+
+static void expect_targets(struct machine *m, const char *spec, const uint64_t *want, size_t n) {
+        struct plan p;
+        struct error e = {};
+
+        if (plan_one(m, spec, false, &p, &e) < 0)
+                fprintf(stderr, "%s: %s\n", spec, e.msg);
+        CHECK_EQ(p.n_pools, 1);
+        CHECK_EQ(p.pools[0].n_nodes, n);
+        for (size_t i = 0; i < n; i++)
+                CHECK_EQ(p.pools[0].nodes[i].target, want[i]);
+        plan_done(&p);
+}
+
+TEST(test_one_node) {
+        struct machine m;
+
+        machine(&m, 1, 24 * GB, 0, 0, false);
+        expect_targets(&m, "2M:512", (const uint64_t[]) { 512 }, 1);
+        expect_targets(&m, "2M:1G", (const uint64_t[]) { 512 }, 1);
+        expect_targets(&m, "2M:25%", (const uint64_t[]) { 3072 }, 1);
+        expect_targets(&m, "2M:node0=100M", (const uint64_t[]) { 50 }, 1);
+}
+
+TEST(test_four_nodes) {
+        struct machine m;
+
+        machine(&m, 4, 4 * GB, 0, 0, true);
+        /* remainder one page each to the lowest nodes */
+        expect_targets(&m, "2M:1027", (const uint64_t[]) { 257, 257, 257, 256 }, 4);
+        expect_targets(&m, "2M:2", (const uint64_t[]) { 1, 1, 0, 0 }, 4);
+        expect_targets(&m, "2M:8G", (const uint64_t[]) { 1024, 1024, 1024, 1024 }, 4);
+        expect_targets(&m, "1G:6", (const uint64_t[]) { 2, 2, 1, 1 }, 4);
+        expect_targets(&m, "1G:50%", (const uint64_t[]) { 2, 2, 2, 2 }, 4);
+        expect_targets(&m, "2M:33%", (const uint64_t[]) { 675, 675, 675, 675 }, 4);
+        /* list order does not matter; unlisted nodes are not planned */
+        expect_targets(&m, "2M:node3=10,node1=4M", (const uint64_t[]) { 2, 10 }, 2);
+}
+
+TEST(test_memory_only_and_memoryless) {
+        struct machine m;
+        struct plan p;
+        struct error e = {};
+
+        /* node 1 has no memory, node 2 has no CPUs */
+        machine(&m, 4, 4 * GB, 1u << 1, 1u << 2, false);
+        expect_targets(&m, "2M:301", (const uint64_t[]) { 101, 100, 100 }, 3);
+        CHECK_EQ(plan_one(&m, "2M:301", false, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[1].node, 2);
+        /* node 2 has no CPUs: nodes 1 and 3 are both at distance 30, the lower id does its work */
+        CHECK_EQ(p.pools[0].nodes[1].cpu_node_idx, 1);
+        CHECK_EQ(p.pools[0].nodes[0].cpu_node_idx, 0);
+        plan_done(&p);
+
+        CHECK(plan_one(&m, "2M:node1=4", false, &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "node1 has no memory");
+}
+
+TEST(test_actions) {
+        struct machine m;
+        struct plan p;
+        struct error e = {};
+
+        machine(&m, 3, 4 * GB, 0, 0, false);
+        m.counts[0].nr = 10;  /* node0: below */
+        m.counts[1].nr = 100; /* node1: at */
+        m.counts[2].nr = 300; /* node2: above */
+        CHECK_EQ(plan_one(&m, "2M:300", false, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_GROW);
+        CHECK_EQ(p.pools[0].nodes[1].action, PLAN_KEEP);
+        CHECK_EQ(p.pools[0].nodes[2].action, PLAN_LARGER);
+        CHECK_EQ(p.pools[0].nodes[2].now, 300);
+        CHECK_EQ(p.pools[0].target_total, 300);
+        CHECK(plan_has_work(&p));
+        CHECK_EQ(p.pools[0].method, FILL_MODE_SYSFS);
+        CHECK_EQ(p.pools[0].threads, 1);
+
+        /* min percent, counted per node up to its target */
+        uint64_t after[3] = { 100, 100, 300 };
+        CHECK_EQ(plan_pool_obtained(&p.pools[0], after), 300);
+        CHECK(plan_pool_met(&p.pools[0], 300, 100));
+        after[0] = 10;
+        CHECK_EQ(plan_pool_obtained(&p.pools[0], after), 210);
+        CHECK(!plan_pool_met(&p.pools[0], 210, 71));
+        CHECK(plan_pool_met(&p.pools[0], 210, 70));
+        plan_done(&p);
+
+        CHECK_EQ(plan_one(&m, "2M:300", true, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[2].action, PLAN_SHRINK);
+        plan_done(&p);
+
+        m.counts[0].nr = 100;
+        m.counts[2].nr = 100;
+        CHECK_EQ(plan_one(&m, "2M:300", false, &p, &e), 0);
+        CHECK(!plan_has_work(&p));
+        plan_done(&p);
+}
+
+TEST(test_rejections) {
+        static const struct {
+                const char *spec, *why;
+        } bad[] = {
+                { "1G:1", "offers no 1G pages (offered: 2M)" },
+                { "16M:1", "offers no 16M pages" },
+                { "2M:3M", "3145728 bytes is not a whole number of 2M pages" },
+                { "2M:node0=3M", "node0" },
+                { "2M:node7=1", "node7 does not exist" },
+                { "2M:node0=4,node9=1", "node9 does not exist" },
+                { "2M:100T", "more than its memory" },
+                { "2M:node1=5G", "node1: 2560 2M pages are more than its memory" },
+        };
+        struct machine m;
+
+        machine(&m, 2, 4 * GB, 0, 0, false);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct plan p = {};
+                struct error e = {};
+
+                CHECK(plan_one(&m, bad[i].spec, false, &p, &e) < 0);
+                if (!strstr(e.msg, bad[i].why))
+                        fprintf(stderr, "%s: %s\n", bad[i].spec, e.msg);
+                CHECK_STR_CONTAINS(e.msg, bad[i].why);
+                CHECK_STR_CONTAINS(e.msg, "--pool ");
+                CHECK(p.pools == NULL);
+        }
+}
+
+TEST(test_no_memory_anywhere) {
+        struct machine m;
+        struct plan p;
+        struct error e = {};
+
+        machine(&m, 2, 4 * GB, 3, 0, false);
+        CHECK(plan_one(&m, "2M:10", false, &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "no node has memory");
+        CHECK(plan_one(&m, "2M:10%", false, &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "no node has memory");
+}
+
+int main(void) {
+        RUN(test_one_node);
+        RUN(test_four_nodes);
+        RUN(test_memory_only_and_memoryless);
+        RUN(test_actions);
+        RUN(test_rejections);
+        RUN(test_no_memory_anywhere);
+        return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* Topology and pool counters read from fake sysfs trees, odd ones included. */
+#include "fake-root.h"
+#include "pool.h"
+#include "test.h"
+#include "topology.h"
+
+static const unsigned sizes[] = { 2048, 1048576, 0 };
+
+TEST(test_numa_machine) {
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+
+        fake_root_new(&r);
+        /* 4 nodes, node 2 without CPUs */
+        fake_numa_machine(&r, 4, 1024, 1u << 2, sizes);
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK(t.numa);
+        CHECK_EQ(t.n_nodes, 4);
+        CHECK_EQ(t.n_page_sizes, 2);
+        CHECK_EQ(t.page_sizes[0], 2 << 20);
+        CHECK_EQ(t.page_sizes[1], 1 << 30);
+        CHECK(topology_has_page_size(&t, 1 << 30));
+        CHECK(!topology_has_page_size(&t, 16 << 20));
+        CHECK_EQ(t.nodes[0].n_cpus, 2);
+        CHECK_EQ(t.nodes[2].n_cpus, 0);
+        CHECK_EQ(t.nodes[3].cpus[1], 5);
+        CHECK_EQ(t.nodes[1].mem_total, UINT64_C(1024) << 20);
+        CHECK(t.nodes[3].has_memory);
+        CHECK_EQ(t.nodes[2].distance[3], 30);
+        /* memory-only node 2: nodes 1 and 3 are both at 30; the lower id wins */
+        CHECK_EQ(topology_cpu_node_for(&t, 2), 1);
+        CHECK_EQ(topology_cpu_node_for(&t, 3), 3);
+        CHECK_EQ(topology_node_index(&t, 3), 3);
+        CHECK_EQ(topology_node_index(&t, 7), -ENOENT);
+        topology_done(&t);
+
+        /* counters */
+        struct pool_counts c;
+        fake_set_node_pool(&r, 1, 2048, 17, 5);
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK_EQ(pool_read_counts(r.fd, &t, 1, 2 << 20, &c), 0);
+        CHECK_EQ(c.nr, 17);
+        CHECK_EQ(c.free, 5);
+        CHECK_EQ(pool_write_nr(r.fd, &t, 1, 2 << 20, 40), 0);
+        CHECK_EQ(fake_node_nr(&r, 1, 2048), 40);
+        CHECK_EQ(pool_compact_node(r.fd, &t, 1), 0);
+        CHECK_EQ(pool_read_counts(r.fd, &t, 9, 2 << 20, &c), -ENOENT);
+        topology_done(&t);
+        fake_root_free(&r);
+}
+
+TEST(test_memory_list) {
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 3, 512, 0, sizes);
+        fake_write(&r, "sys/devices/system/node/has_memory", "0,2\n");
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK(t.nodes[0].has_memory);
+        CHECK(!t.nodes[1].has_memory);
+        CHECK(t.nodes[2].has_memory);
+        topology_done(&t);
+        fake_root_free(&r);
+}
+
+TEST(test_flat_machine) {
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+        uint64_t nr;
+
+        fake_root_new(&r);
+        fake_write(&r, "proc/meminfo", "MemTotal:        8000000 kB\nMemFree:         7000000 kB\n");
+        fake_write(&r, "sys/devices/system/cpu/online", "0-3\n");
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "3\n");
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK(!t.numa);
+        CHECK_EQ(t.n_nodes, 1);
+        CHECK_EQ(t.nodes[0].id, 0);
+        CHECK_EQ(t.nodes[0].n_cpus, 4);
+        CHECK_EQ(t.nodes[0].mem_total, UINT64_C(8000000) * 1024);
+        CHECK_EQ(pool_read_nr(r.fd, &t, 0, 2 << 20, &nr), 0);
+        CHECK_EQ(nr, 3);
+        topology_done(&t);
+        fake_root_free(&r);
+}
+
+TEST(test_odd_sysfs) {
+        static const struct {
+                const char *file, *content, *why;
+        } odd[] = {
+                { "sys/devices/system/node/online", "abc\n", "is not an id list" },
+                { "sys/devices/system/node/online", "\n", "no online node" },
+                { "sys/devices/system/node/has_memory", "0-\n", "is not an id list" },
+                { "sys/devices/system/node/node1/cpulist", "x\n", "node1/cpulist" },
+                { "sys/devices/system/node/node0/meminfo", "garbage\n", "no valid 'Node 0 MemTotal:' line" },
+                { "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 12 MB\n", "no valid" },
+                { "sys/devices/system/node/node0/distance", "10 zz\n", "not a distance list" },
+                { "sys/devices/system/node/node0/distance", "10 20 30\n", "more entries than online nodes" },
+                { "sys/devices/system/node/node0/distance", "10\n", "not a distance list" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(odd); i++) {
+                struct fake_root r;
+                struct topology t = {};
+                struct error e = {};
+
+                fake_root_new(&r);
+                fake_numa_machine(&r, 2, 512, 0, sizes);
+                fake_write(&r, odd[i].file, odd[i].content);
+                CHECK(topology_read(r.fd, &t, &e) < 0);
+                if (!strstr(e.msg, odd[i].why))
+                        fprintf(stderr, "case %zu: %s\n", i, e.msg);
+                CHECK_STR_CONTAINS(e.msg, odd[i].why);
+                CHECK(t.nodes == NULL);
+                fake_root_free(&r);
+        }
+}
+
+TEST(test_odd_counters) {
+        static const char *const bad[] = { "abc\n", "", "12 34\n", "-1\n", "99999999999999999999\n", "1\n\n" };
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+        uint64_t nr;
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 1, 512, 0, sizes);
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                fake_write(&r, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", bad[i]);
+                CHECK_EQ(pool_read_nr(r.fd, &t, 0, 2 << 20, &nr), -EBADMSG);
+        }
+        /* huge file: a counter is never longer than a line */
+        char big[8192];
+        memset(big, '7', sizeof(big) - 1);
+        big[sizeof(big) - 1] = 0;
+        fake_write(&r, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", big);
+        CHECK_EQ(pool_read_nr(r.fd, &t, 0, 2 << 20, &nr), -EBADMSG);
+        topology_done(&t);
+        fake_root_free(&r);
+}
+
+int main(void) {
+        RUN(test_numa_machine);
+        RUN(test_memory_list);
+        RUN(test_flat_machine);
+        RUN(test_odd_sysfs);
+        RUN(test_odd_counters);
+        return 0;
+}
