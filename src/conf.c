@@ -406,7 +406,8 @@ int config_load_default(struct config *c, int rootfd, struct error *e) {
                 if (r < 0)
                         return r;
         }
-        qsort(list, n, sizeof(*list), dropin_compare);
+        if (n > 0)
+                qsort(list, n, sizeof(*list), dropin_compare);
         for (size_t i = 0; i < n; i++) {
                 (void) snprintf(path, sizeof(path), "%s/%s", list[i].dir, list[i].name);
                 (void) snprintf(display, sizeof(display), "/%s", path);
