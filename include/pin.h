@@ -6,6 +6,7 @@
 
 #include "topology.h"
 
-/* Pins the calling thread to the CPUs of t->nodes[idx]. With libnuma and @host (the topology
- * is this machine's), libnuma does it; otherwise the CPU list from the topology is used. */
-int pin_thread_to_node(const struct topology *t, size_t idx, bool host);
+/* Whether pinning can change anything: more than one node has CPUs. */
+bool pin_is_useful(const struct topology *t);
+/* Pins the calling thread to the CPUs of t->nodes[idx]. */
+int pin_thread_to_node(const struct topology *t, size_t idx);

@@ -56,6 +56,13 @@ static int compact(struct fill_shared *s, unsigned node) {
         return pool_compact_node(s->rootfd, s->t, node);
 }
 
+uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes) {
+        /* Gigantic pages come from alloc_contig_range(), one slow search each: one per write. */
+        if (page_size >= SYSFS_GIGANTIC)
+                return 1;
+        return MAX(UINT64_C(1), step_bytes / page_size);
+}
+
 static void record_error(struct sysfs_fill *f, int r, unsigned node, const char *file) {
         if (f->error)
                 return;
@@ -79,14 +86,14 @@ static void count_step(struct sysfs_fill *f) {
 static int move_node(struct sysfs_fill *f, size_t i) {
         const struct plan_node *n = &f->pool->nodes[i];
         struct fill_shared *s = f->shared;
-        uint64_t step = s->step_pages ?: MAX(UINT64_C(1), s->step_bytes / f->pool->page_size);
+        uint64_t step = s->step_pages ?: sysfs_first_step(f->pool->page_size, s->step_bytes);
         uint64_t cur;
         int r;
 
-        if (s->t->nodes[n->cpu_node_idx].n_cpus > 0)
+        if (s->pin)
                 /* Where the kernel does the work (and zeroes, under init_on_alloc): near the memory.
                  * Not fatal: a cpuset may forbid those CPUs. */
-                (void) pin_thread_to_node(s->t, n->cpu_node_idx, s->host);
+                (void) pin_thread_to_node(s->t, n->cpu_node_idx);
 
         r = read_nr(s, n->node, f->pool->page_size, &cur);
         if (r < 0)
@@ -109,7 +116,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
         }
 
         while (cur < n->target && !stop_requested(s->stop)) {
-                uint64_t want = n->target - cur > step ? cur + step : n->target, got;
+                uint64_t want = n->target - cur > step ? cur + step : n->target, got, t0 = now_ns(), dt;
 
                 r = write_nr(s, n->node, f->pool->page_size, want);
                 if (r < 0)
@@ -117,6 +124,10 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                 r = read_nr(s, n->node, f->pool->page_size, &got);
                 if (r < 0)
                         goto fail;
+                dt = now_ns() - t0;
+                if (!s->step_pages && got > cur)
+                        /* next write: about SYSFS_STEP_NS at the rate just seen */
+                        step = MAX(UINT64_C(1), SYSFS_STEP_NS / MAX(UINT64_C(1), dt / (got - cur)));
                 if (got > cur)
                         atomic_fetch_add(&f->done, got - cur);
                 count_step(f);

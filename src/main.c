@@ -13,6 +13,7 @@
 #include "executor.h"
 #include "fill_sysfs.h"
 #include "log.h"
+#include "pin.h"
 #include "plan.h"
 #include "pool.h"
 #include "report.h"
@@ -207,7 +208,8 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
                 return log_error_errno(-ENOMEM, "Out of memory");
         for (size_t s = 0; s < t->n_page_sizes; s++)
                 for (size_t i = 0; i < t->n_nodes; i++) {
-                        r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
+                        /* The planner needs nr_hugepages alone. */
+                        r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i].nr);
                         if (r < 0) {
                                 (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
                                 return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
@@ -269,7 +271,7 @@ static int run(int rootfd, struct topology *t, const struct plan *p, struct stop
         struct fill_shared shared = {
                 .rootfd = rootfd,
                 .t = t,
-                .host = strcmp(arg_root, "/") == 0,
+                .pin = pin_is_useful(t),
                 .stop = stop,
                 .step_bytes = SYSFS_STEP_BYTES,
                 .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),

@@ -4,32 +4,18 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "config.h"
 #include "macro.h"
 #include "pin.h"
 
-#if HAVE_LIBNUMA
-#include <numa.h>
+bool pin_is_useful(const struct topology *t) {
+        size_t with_cpus = 0;
 
-static int pin_with_libnuma(unsigned node) {
-        struct bitmask *cpus;
-        int r;
-
-        if (numa_available() < 0)
-                return -ENOSYS;
-        cpus = numa_allocate_cpumask();
-        if (!cpus)
-                return -ENOMEM;
-        r = numa_node_to_cpus((int) node, cpus);
-        if (r >= 0)
-                r = numa_sched_setaffinity(0, cpus);
-        r = r < 0 ? -errno : 0;
-        numa_free_cpumask(cpus);
-        return r;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                with_cpus += t->nodes[i].n_cpus > 0;
+        return with_cpus > 1;
 }
-#endif
 
-int pin_thread_to_node(const struct topology *t, size_t idx, bool host) {
+int pin_thread_to_node(const struct topology *t, size_t idx) {
         const struct topo_node *n = &t->nodes[idx];
         cpu_set_t *set;
         size_t size;
@@ -38,12 +24,8 @@ int pin_thread_to_node(const struct topology *t, size_t idx, bool host) {
 
         if (n->n_cpus == 0)
                 return -ENOENT;
-#if HAVE_LIBNUMA
-        if (host && t->numa && pin_with_libnuma(n->id) >= 0)
-                return 0;
-#else
-        (void) host;
-#endif
+        /* The CPU list comes from the topology (read through the root fd), the same list
+         * libnuma's numa_node_to_cpus() would read from /sys; no need to load libnuma for it. */
         for (size_t i = 0; i < n->n_cpus; i++)
                 max = MAX(max, n->cpus[i]);
         set = CPU_ALLOC(max + 1);

@@ -188,7 +188,10 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
                 if (r < 0)
                         return r;
         }
+        /* Distances only matter to place the work of a node without CPUs. */
         for (size_t i = 0; i < n_online; i++) {
+                if (t->nodes[i].n_cpus > 0)
+                        continue;
                 r = read_distances(rootfd, t, &t->nodes[i], e);
                 if (r < 0)
                         return r;

@@ -55,6 +55,7 @@ TEST(test_fake_tree_fill) {
         struct sysfs_fill f;
 
         setup(&s, 2, "2M:70", false); /* 35 per node, steps of 10 pages: 4 writes each */
+        s.shared.step_pages = 10;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(f.error, 0);
@@ -65,6 +66,21 @@ TEST(test_fake_tree_fill) {
         CHECK_EQ(f.after[0], 35);
         CHECK_EQ(f.done, 70);
         CHECK_EQ(s.shared.steps, 8);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+TEST(test_adaptive_steps) {
+        struct setup s;
+        struct sysfs_fill f;
+
+        /* The first write asks for step_bytes (10 pages); a fake file "allocates" in microseconds,
+         * so the next write is sized to take the rest of the node at once. */
+        setup(&s, 1, "2M:500", false);
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 500);
+        CHECK_EQ(s.shared.steps, 2);
         sysfs_fill_done(&f);
         teardown(&s);
 }
@@ -272,6 +288,7 @@ TEST(test_threaded_fill_with_hook) {
         struct job job = { sysfs_fill_run, &f };
 
         setup(&s, 2, "2M:100", false); /* 10 steps of 10 pages */
+        s.shared.step_pages = 10;
         s.shared.interrupt_after = 3;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         CHECK_EQ(executor_run(&job, 1, &s.stop, 1000, NULL, NULL), 0);
@@ -287,6 +304,7 @@ TEST(test_threaded_fill_with_hook) {
 int main(void) {
         CHECK_EQ(executor_block_signals(), 0);
         RUN(test_fake_tree_fill);
+        RUN(test_adaptive_steps);
         RUN(test_fake_tree_shrink);
         RUN(test_fake_tree_missing_file);
         RUN(test_stop_before_start);

@@ -99,9 +99,10 @@ TEST(test_odd_sysfs) {
                 { "sys/devices/system/node/node1/cpulist", "x\n", "node1/cpulist" },
                 { "sys/devices/system/node/node0/meminfo", "garbage\n", "no valid 'Node 0 MemTotal:' line" },
                 { "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 12 MB\n", "no valid" },
-                { "sys/devices/system/node/node0/distance", "10 zz\n", "not a distance list" },
-                { "sys/devices/system/node/node0/distance", "10 20 30\n", "more entries than online nodes" },
-                { "sys/devices/system/node/node0/distance", "10\n", "not a distance list" },
+                /* node1 has no CPUs: its distances are read */
+                { "sys/devices/system/node/node1/distance", "10 zz\n", "not a distance list" },
+                { "sys/devices/system/node/node1/distance", "10 20 30\n", "more entries than online nodes" },
+                { "sys/devices/system/node/node1/distance", "10\n", "not a distance list" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(odd); i++) {
@@ -110,7 +111,7 @@ TEST(test_odd_sysfs) {
                 struct error e = {};
 
                 fake_root_new(&r);
-                fake_numa_machine(&r, 2, 512, 0, sizes);
+                fake_numa_machine(&r, 2, 512, 1u << 1, sizes);
                 fake_write(&r, odd[i].file, odd[i].content);
                 CHECK(topology_read(r.fd, &t, &e) < 0);
                 if (!strstr(e.msg, odd[i].why))
