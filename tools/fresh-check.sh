@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs the README's two commands in a fresh Debian 12 (minbase) chroot made with mmdebstrap,
+# on a fresh clone of HEAD: the check to make before resolving anything that touches the build.
+# Needs root and network access to the Debian mirror. Leaves the host's pools as it found them.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+mirror=${MIRROR:-http://deb.debian.org/debian}
+dir=$(mktemp -d /tmp/hpfilld-fresh.XXXXXX)
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+saved=$(cat $hp)
+
+cleanup() {
+        for d in dev sys proc; do umount "$dir/root/$d" 2>/dev/null || true; done
+        echo "$saved" >$hp
+        rm -rf "$dir"
+}
+trap cleanup EXIT
+
+[ -x "$(command -v mmdebstrap)" ] || { apt-get update -q && apt-get install -y -q mmdebstrap; }
+mmdebstrap --variant=minbase bookworm "$dir/root" "$mirror" >"$dir/mmdebstrap.log" 2>&1 ||
+        { cat "$dir/mmdebstrap.log"; exit 1; }
+git clone -q "$top" "$dir/root/root/hpfilld"
+cp /etc/resolv.conf "$dir/root/etc/resolv.conf"
+for d in proc sys dev; do mount --bind /$d "$dir/root/$d"; done
+
+# the two commands, exactly as the README gives them
+cmd1=$(sed -n '/^# 1\./{n;p;q}' "$top/README.md")
+cmd2=$(sed -n '/^# 2\./{n;p;q}' "$top/README.md")
+for cmd in "$cmd1" "$cmd2"; do
+        echo "=== $cmd"
+        chroot "$dir/root" /bin/sh -c "cd /root/hpfilld && $cmd"
+done
+echo "fresh check: both README commands passed"
