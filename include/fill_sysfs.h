@@ -41,9 +41,12 @@ struct fill_shared {
         struct stop *stop;
         uint64_t step_bytes;
         uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
-        /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many writes, SIGINT ourselves. */
+        /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
         uint64_t interrupt_after;
         _Atomic uint64_t steps;
+        /* Called on the executor's thread about once a second while pools fill. */
+        void (*tick)(void *tick_data);
+        void *tick_data;
 };
 
 /* One pool's writer: input, progress and result. */
@@ -60,6 +63,8 @@ struct sysfs_fill {
         uint64_t elapsed_ns;
 };
 
+/* Counts one step (a sysfs write, a faulted chunk) for the test hook. */
+void fill_count_step(struct fill_shared *s);
 /* Pages of the first write of a node. */
 uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes);
 

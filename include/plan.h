@@ -3,6 +3,7 @@
 #pragma once
 
 #include "conf.h"
+#include "kernel_caps.h"
 #include "pool.h"
 #include "topology.h"
 
@@ -25,11 +26,19 @@ struct plan_pool {
         uint64_t page_size;
         char origin[160];
         enum fill_mode method;
-        unsigned threads; /* writers or workers working on this pool at once */
+        const char *method_reason; /* why this method, for the plan and -v */
+        unsigned threads; /* sysfs: writers of the pool; fault: workers per node */
+        bool threads_auto; /* fault: chosen by hpfilld, capped by each node's CPUs */
         struct plan_node *nodes;
         size_t n_nodes;
         uint64_t target_total;
 };
+
+/* Workers per node when ThreadsPerNode=auto: the CPUs of the node, at most this many (QEMU's
+ * prealloc-threads stops at 16 too; zeroing is memory-bound long before). */
+#define PLAN_AUTO_THREADS_MAX 16u
+/* Pages at least this large are gigantic: never surplus, so never faulted in from nothing. */
+#define PLAN_GIGANTIC (UINT64_C(1) << 30)
 
 struct plan {
         struct plan_pool *pools;
@@ -39,8 +48,8 @@ struct plan {
 
 /* @counts holds the pool counters of every page size of @t (outer, in t->page_sizes order) and
  * node (inner, in t->nodes order). Every rejection names the pool's origin. */
-int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c, struct plan *ret,
-               struct error *e);
+int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
+               const struct kernel_caps *caps, struct plan *ret, struct error *e);
 void plan_done(struct plan *p);
 
 /* Pages of the pool that count towards its target: per node, at most the node's target. */

@@ -3,19 +3,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "fill_sysfs.h"
 #include "macro.h"
 #include "pin.h"
 #include "pool.h"
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
 
 int sysfs_fill_init(struct sysfs_fill *f, struct fill_shared *shared, const struct plan_pool *pool) {
         *f = (struct sysfs_fill) { .shared = shared, .pool = pool };
@@ -70,8 +63,7 @@ static void record_error(struct sysfs_fill *f, int r, unsigned node, const char 
         (void) pool_path(f->error_path, sizeof(f->error_path), f->shared->t, node, f->pool->page_size, file);
 }
 
-static void count_step(struct sysfs_fill *f) {
-        struct fill_shared *s = f->shared;
+void fill_count_step(struct fill_shared *s) {
         uint64_t n = atomic_fetch_add(&s->steps, 1) + 1;
 
         if (s->interrupt_after && n == s->interrupt_after) {
@@ -106,7 +98,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                         r = write_nr(s, n->node, f->pool->page_size, n->target);
                         if (r < 0)
                                 goto fail;
-                        count_step(f);
+                        fill_count_step(s);
                         r = read_nr(s, n->node, f->pool->page_size, &cur);
                         if (r < 0)
                                 goto fail;
@@ -130,7 +122,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                         step = MAX(UINT64_C(1), SYSFS_STEP_NS / MAX(UINT64_C(1), dt / (got - cur)));
                 if (got > cur)
                         atomic_fetch_add(&f->done, got - cur);
-                count_step(f);
+                fill_count_step(s);
                 if (got < want) {
                         /* The write succeeded and the kernel gave what it could: the node is short
                          * for now. Retried after compaction, in a later round. */

@@ -11,7 +11,8 @@
 #include "conf.h"
 #include "config.h"
 #include "executor.h"
-#include "fill_sysfs.h"
+#include "fill.h"
+#include "kernel_caps.h"
 #include "log.h"
 #include "pin.h"
 #include "plan.h"
@@ -42,7 +43,8 @@ static void help(void) {
                "     --once                 Fill once, report and exit\n"
                "  -p --pool SIZE:AMOUNT     Pool to fill, e.g. 2M:1G, 1G:node0=4,node1=4, 2M:25%%\n"
                "  -c --config FILE          Read FILE instead of /etc/hpfilld.conf and drop-ins\n"
-               "  -m --mode auto|sysfs      How to get pages (default: auto)\n"
+               "  -m --mode auto|sysfs|fault\n"
+               "                            How to get pages (default: auto)\n"
                "  -t --threads-per-node N|auto\n"
                "                            Workers per node for methods that use them\n"
                "     --min PCT              Least share of each target that counts as success (default 100)\n"
@@ -122,7 +124,7 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case 'm':
                         if (fill_mode_from_string(optarg, &arg_cli.mode) < 0)
-                                return usage_error("--mode '%s': expected auto or sysfs", optarg);
+                                return usage_error("--mode '%s': expected auto, sysfs or fault", optarg);
                         arg_mode_set = true;
                         break;
                 case 't':
@@ -192,8 +194,6 @@ static int load_config(int rootfd, struct config *c) {
                 c->n_pools = arg_cli.n_pools;
                 arg_cli.n_pools = 0;
         }
-        if (c->mode == FILL_MODE_FAULT)
-                return log_error_errno(-EOPNOTSUPP, "Mode fault is not available in this version; use auto or sysfs");
         return 0;
 }
 
@@ -237,16 +237,21 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
         return 0;
 }
 
+struct progress {
+        const struct pool_run *runs;
+        size_t n;
+};
+
 static void tick_progress(void *userdata) {
-        const struct sysfs_fill *fills = userdata;
+        const struct progress *p = userdata;
 
         if (log_get_max_level() < LOG_DEBUG)
                 return;
-        for (const struct sysfs_fill *f = fills; f->pool; f++) {
+        for (size_t i = 0; i < p->n; i++) {
                 char name[32];
 
-                log_debug("%s pool: %" PRIu64 " pages added so far", page_size_name(f->pool->page_size, name),
-                          atomic_load(&f->done));
+                log_debug("%s pool: %" PRIu64 " pages added so far", page_size_name(p->runs[i].plan->page_size, name),
+                          pool_run_progress(&p->runs[i]));
         }
 }
 
@@ -265,9 +270,9 @@ static uint64_t test_env(const char *name, uint64_t def) {
 }
 
 static int run(int rootfd, struct topology *t, const struct plan *p, struct stop *stop) {
-        _cleanup_(freep) struct sysfs_fill *fills = NULL;
-        _cleanup_(freep) struct job *jobs = NULL;
+        _cleanup_(freep) struct pool_run *runs = NULL;
         _cleanup_(freep) uint64_t *after = NULL;
+        struct progress progress = {};
         struct fill_shared shared = {
                 .rootfd = rootfd,
                 .t = t,
@@ -276,53 +281,51 @@ static int run(int rootfd, struct topology *t, const struct plan *p, struct stop
                 .step_bytes = SYSFS_STEP_BYTES,
                 .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
                 .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
+                .tick = tick_progress,
+                .tick_data = &progress,
         };
-        size_t n_jobs = 0;
         bool failed = false, interrupted = false, short_ = false;
         int r;
 
-        /* one spare zeroed entry ends the list for tick_progress() */
-        fills = calloc(p->n_pools + 1, sizeof(*fills));
-        jobs = calloc(p->n_pools + 1, sizeof(*jobs));
+        runs = calloc(p->n_pools + 1, sizeof(*runs));
         after = calloc(t->n_nodes + 1, sizeof(*after));
-        if (!fills || !jobs || !after)
+        if (!runs || !after)
                 return log_error_errno(-ENOMEM, "Out of memory");
+        progress = (struct progress) { .runs = runs, .n = p->n_pools };
 
         for (size_t i = 0; i < p->n_pools; i++) {
-                r = sysfs_fill_init(&fills[n_jobs], &shared, &p->pools[i]);
-                if (r < 0)
-                        goto finish;
-                jobs[n_jobs] = (struct job) { .fn = sysfs_fill_run, .arg = &fills[n_jobs] };
-                n_jobs++;
+                char name[32];
+                log_debug("%s pool: %s, %s", page_size_name(p->pools[i].page_size, name),
+                          fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
         }
 
-        r = executor_run(jobs, n_jobs, stop, 1000, tick_progress, fills);
+        r = fill_execute(&shared, p, runs);
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
-        for (size_t i = 0; i < n_jobs; i++) {
-                const struct plan_pool *pp = fills[i].pool;
+        for (size_t i = 0; i < p->n_pools; i++) {
+                const struct plan_pool *pp = &p->pools[i];
                 struct pool_outcome o = {
                         .after = after,
-                        .elapsed_ns = fills[i].elapsed_ns,
-                        .rounds = fills[i].rounds,
-                        .interrupted = fills[i].interrupted,
-                        .error = fills[i].error,
-                        .error_path = fills[i].error_path,
+                        .elapsed_ns = runs[i].elapsed_ns,
+                        .rounds = runs[i].sysfs.rounds,
+                        .interrupted = runs[i].interrupted,
+                        .error = runs[i].error,
+                        .error_path = runs[i].error_what,
                 };
                 char name[32];
 
                 /* Report what the kernel says now, not what we think we did. */
                 for (size_t j = 0; j < pp->n_nodes; j++)
                         if (pool_read_nr(rootfd, t, pp->nodes[j].node, pp->page_size, &after[j]) < 0)
-                                after[j] = fills[i].after[j];
+                                after[j] = runs[i].sysfs.after[j];
                 if (log_get_max_level() >= LOG_INFO)
                         report_pool(stdout, pp, &o);
-                failed |= fills[i].error != 0;
-                interrupted |= fills[i].interrupted;
+                failed |= runs[i].error != 0;
+                interrupted |= runs[i].interrupted;
                 if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
                         short_ = true;
-                        if (!fills[i].interrupted && !fills[i].error)
+                        if (!runs[i].interrupted && !runs[i].error)
                                 log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below --min %u%%",
                                             page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
                                             pp->target_total, p->min_percent);
@@ -332,11 +335,8 @@ static int run(int rootfd, struct topology *t, const struct plan *p, struct stop
         if (interrupted)
                 log_error("Interrupted by signal %d; pages already added stay in the pools",
                           atomic_load(&stop->signo));
-        r = r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
-finish:
-        for (size_t i = 0; i < n_jobs; i++)
-                sysfs_fill_done(&fills[i]);
-        return r < 0 ? EXIT_FAIL : r;
+        fill_runs_done(runs, p->n_pools);
+        return r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
 }
 
 int main(int argc, char *argv[]) {
@@ -344,6 +344,7 @@ int main(int argc, char *argv[]) {
         _cleanup_(freep) struct pool_counts *counts = NULL;
         struct config config = CONFIG_INIT;
         struct topology topo = {};
+        struct kernel_caps caps = {};
         struct plan plan = {};
         struct stop stop;
         struct error e = {};
@@ -390,7 +391,8 @@ int main(int argc, char *argv[]) {
         }
         if (read_all_counts(rootfd, &topo, &counts) < 0)
                 goto out;
-        r = plan_build(&topo, counts, &config, &plan, &e);
+        kernel_caps_read(rootfd, strcmp(arg_root, "/") == 0, &caps);
+        r = plan_build(&topo, counts, &config, &caps, &plan, &e);
         if (r < 0) {
                 log_error_errno(r, "%s", e.msg);
                 ret = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;

@@ -109,8 +109,57 @@ static int plan_targets(const struct topology *t, const struct pool_spec *s, str
         return -EINVAL;
 }
 
+/* Picks the method of a pool, and its threads, with the reason. */
+static int plan_method(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+                       const struct pool_spec *s, struct plan_pool *p, struct error *e) {
+        char name[32];
+        unsigned cpus = 1;
+
+        /* One writer per size for sysfs: the kernel's per-size resize_lock serialises every
+         * writer of one size, so a second writer only adds contention. */
+        p->method = FILL_MODE_SYSFS;
+        p->threads = 1;
+        if (s->page_size >= PLAN_GIGANTIC) {
+                p->method_reason = c->mode == FILL_MODE_SYSFS ? "asked for"
+                                                              : "gigantic pages are never surplus: only sysfs grows them";
+                return 0;
+        }
+        switch (c->mode) {
+        case FILL_MODE_SYSFS:
+                p->method_reason = "asked for";
+                return 0;
+        case FILL_MODE_FAULT:
+                if (!caps->populate_write)
+                        return error_set(e, -EOPNOTSUPP,
+                                         "%s: mode fault needs MADV_POPULATE_WRITE (Linux 5.14 or later) for %s pages",
+                                         s->origin, page_size_name(s->page_size, name));
+                p->method_reason = "asked for";
+                break;
+        case FILL_MODE_AUTO:
+                if (!caps->init_on_alloc) {
+                        /* The pool path does not zero pages: one write is all the work there is. */
+                        p->method_reason = "allocation does not zero pages (init_on_alloc off)";
+                        return 0;
+                }
+                if (!caps->populate_write) {
+                        p->method_reason = "no MADV_POPULATE_WRITE on this kernel";
+                        return 0;
+                }
+                /* sysfs would zero every page on one CPU; faulting zeroes on all of them. */
+                p->method_reason = caps->init_on_alloc_source;
+                break;
+        }
+        p->method = FILL_MODE_FAULT;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
+        p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
+        p->threads_auto = c->threads_per_node == 0;
+        return 0;
+}
+
 static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-                     const struct pool_spec *s, struct plan_pool *p, struct error *e) {
+                     const struct kernel_caps *caps, const struct pool_spec *s, struct plan_pool *p,
+                     struct error *e) {
         char name[32], avail[128] = "";
         int si, r;
 
@@ -134,10 +183,9 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         if (r < 0)
                 return r;
 
-        /* sysfs is the only method of this version; "auto" resolves to it. One writer per size:
-         * the kernel's per-size resize_lock serialises every writer of one size anyway. */
-        p->method = FILL_MODE_SYSFS;
-        p->threads = 1;
+        r = plan_method(t, c, caps, s, p, e);
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct plan_node *n = &p->nodes[i];
@@ -159,8 +207,8 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         return 0;
 }
 
-int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c, struct plan *ret,
-               struct error *e) {
+int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
+               const struct kernel_caps *caps, struct plan *ret, struct error *e) {
         struct plan p = { .min_percent = c->min_percent };
         int r = 0;
 
@@ -168,7 +216,7 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
         if (!p.pools)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_pools; i++) {
-                r = plan_pool(t, counts, c, &c->pools[i], &p.pools[i], e);
+                r = plan_pool(t, counts, c, caps, &c->pools[i], &p.pools[i], e);
                 p.n_pools++;
                 if (r < 0)
                         break;

@@ -39,7 +39,7 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 run_suite gcc build "unit root"
 CC=clang run_suite clang build-clang "unit"
 run_suite asan+ubsan build-asan "unit root" -Db_sanitize=address,undefined -Db_lundef=false
-run_suite tsan build-tsan "unit" -Db_sanitize=thread
+run_suite tsan build-tsan "unit root" -Db_sanitize=thread
 
 echo
 [ -z "$failed_builds" ] || echo "failed:$failed_builds"

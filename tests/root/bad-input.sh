@@ -33,7 +33,6 @@ check "not an amount" --once --pool 2M:12abc
 check "more than its memory" --once --pool 2M:100T
 check "a second --pool for page size 2M" --once --pool 2M:1 --pool 2048kB:2
 check "--mode 'fast'" --once --mode fast --pool 2M:1
-check "Mode fault is not available" --once --mode fault --pool 2M:1
 check "--min '0'" --once --min 0 --pool 2M:1
 check "--min '101'" --once --min 101 --pool 2M:1
 check "--threads-per-node 'x'" --once --threads-per-node x --pool 2M:1

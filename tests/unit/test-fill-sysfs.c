@@ -10,6 +10,7 @@
 #define MB (UINT64_C(1) << 20)
 
 static const unsigned sizes[] = { 2048, 0 };
+static const struct kernel_caps no_caps = {};
 
 struct setup {
         struct fake_root r;
@@ -34,7 +35,7 @@ static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shri
         c.shrink = shrink;
         CHECK_EQ(parse_pool_spec(spec, &ps, &e), 0);
         CHECK_EQ(config_put_pool(&c, &ps), 0);
-        CHECK_EQ(plan_build(&s->t, s->counts, &c, &s->p, &e), 0);
+        CHECK_EQ(plan_build(&s->t, s->counts, &c, &no_caps, &s->p, &e), 0);
         config_done(&c);
         stop_init(&s->stop);
         s->shared = (struct fill_shared) {
@@ -101,7 +102,7 @@ TEST(test_fake_tree_shrink) {
                 c.shrink = true;
                 CHECK_EQ(parse_pool_spec("2M:20", &ps, &e), 0);
                 CHECK_EQ(config_put_pool(&c, &ps), 0);
-                CHECK_EQ(plan_build(&s.t, s.counts, &c, &s.p, &e), 0);
+                CHECK_EQ(plan_build(&s.t, s.counts, &c, &no_caps, &s.p, &e), 0);
                 config_done(&c);
         }
         CHECK_EQ(s.p.pools[0].nodes[0].action, PLAN_SHRINK);

@@ -12,6 +12,7 @@ struct machine {
         struct topo_node nodes[8];
         uint64_t sizes[2];
         struct pool_counts counts[16];
+        struct kernel_caps caps;
 };
 
 static void machine(struct machine *m, unsigned n_nodes, uint64_t mem, unsigned no_mem_mask, unsigned no_cpu_mask,
@@ -41,6 +42,21 @@ static void machine(struct machine *m, unsigned n_nodes, uint64_t mem, unsigned 
         }
 }
 
+static int plan_mode(struct machine *m, const char *spec, enum fill_mode mode, unsigned threads, struct plan *p,
+                     struct error *e) {
+        struct config c = CONFIG_INIT;
+        struct pool_spec s;
+        int r;
+
+        c.mode = mode;
+        c.threads_per_node = threads;
+        CHECK_EQ(parse_pool_spec(spec, &s, e), 0);
+        CHECK_EQ(config_put_pool(&c, &s), 0);
+        r = plan_build(&m->t, m->counts, &c, &m->caps, p, e);
+        config_done(&c);
+        return r;
+}
+
 static int plan_one(struct machine *m, const char *spec, bool shrink, struct plan *p, struct error *e) {
         struct config c = CONFIG_INIT;
         struct pool_spec s;
@@ -50,7 +66,7 @@ static int plan_one(struct machine *m, const char *spec, bool shrink, struct pla
         r = parse_pool_spec(spec, &s, e);
         CHECK_EQ(r, 0);
         CHECK_EQ(config_put_pool(&c, &s), 0);
-        r = plan_build(&m->t, m->counts, &c, p, e);
+        r = plan_build(&m->t, m->counts, &c, &m->caps, p, e);
         config_done(&c);
         return r;
 }
@@ -193,7 +209,54 @@ TEST(test_no_memory_anywhere) {
         CHECK_STR_CONTAINS(e.msg, "no node has memory");
 }
 
+TEST(test_methods) {
+        static const struct {
+                bool init_on_alloc, populate, gigantic;
+                enum fill_mode mode;
+                unsigned threads;
+                enum fill_mode want;
+                unsigned want_threads;
+                const char *why;
+        } cases[] = {
+                /* auto: sysfs unless allocation zeroes pages and faulting is possible */
+                { false, true, false, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, 1, "does not zero" },
+                { true, true, false, FILL_MODE_AUTO, 0, FILL_MODE_FAULT, 1, "init_on_alloc" },
+                { true, false, false, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, 1, "no MADV_POPULATE_WRITE" },
+                { true, true, true, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, 1, "never surplus" },
+                { false, true, false, FILL_MODE_FAULT, 0, FILL_MODE_FAULT, 1, "asked for" },
+                { false, true, false, FILL_MODE_FAULT, 8, FILL_MODE_FAULT, 8, "asked for" },
+                { false, true, true, FILL_MODE_FAULT, 8, FILL_MODE_SYSFS, 1, "never surplus" },
+                { true, true, false, FILL_MODE_SYSFS, 4, FILL_MODE_SYSFS, 1, "asked for" },
+        };
+        struct machine m;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct plan p;
+                struct error e = {};
+
+                machine(&m, 2, 4 * GB, 0, 0, true);
+                m.caps = (struct kernel_caps) { .init_on_alloc = cases[i].init_on_alloc,
+                                                .init_on_alloc_source = "init_on_alloc=1 on the kernel command line",
+                                                .populate_write = cases[i].populate };
+                CHECK_EQ(plan_mode(&m, cases[i].gigantic ? "1G:2" : "2M:10", cases[i].mode, cases[i].threads, &p, &e),
+                         0);
+                CHECK_EQ(p.pools[0].method, cases[i].want);
+                /* machine() gives each node one CPU: auto is capped there */
+                CHECK_EQ(p.pools[0].threads, cases[i].want_threads);
+                CHECK_STR_CONTAINS(p.pools[0].method_reason, cases[i].why);
+                plan_done(&p);
+        }
+
+        /* fault needs MADV_POPULATE_WRITE */
+        struct plan p;
+        struct error e = {};
+        machine(&m, 2, 4 * GB, 0, 0, false);
+        CHECK(plan_mode(&m, "2M:10", FILL_MODE_FAULT, 0, &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "MADV_POPULATE_WRITE");
+}
+
 int main(void) {
+        RUN(test_methods);
         RUN(test_one_node);
         RUN(test_four_nodes);
         RUN(test_memory_only_and_memoryless);

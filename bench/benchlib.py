@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: MIT
+"""Shared by the bench scripts: the 2 MiB pool's knobs, timing of whole commands, the table."""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HP = "/sys/kernel/mm/hugepages/hugepages-2048kB"
+PAGE = 2 * 1024 * 1024
+HPFILLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "hpfilld")
+
+
+def read(name):
+    with open(os.path.join(HP, name)) as f:
+        return int(f.read())
+
+
+def write(name, value):
+    with open(os.path.join(HP, name), "w") as f:
+        f.write("%d\n" % value)
+
+
+def parse_size(s):
+    units = {"M": 1 << 20, "G": 1 << 30}
+    u = s[-1].upper()
+    return int(s[:-1]) * units[u] if u in units else int(s)
+
+
+def timed(cmd):
+    """Seconds from fork to exit of @cmd; exits the bench if it fails."""
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        sys.exit("%s failed (%d): %s" % (" ".join(cmd), r.returncode, r.stderr))
+    return dt
+
+
+def check_host():
+    if os.geteuid() != 0:
+        sys.exit("needs root")
+    if read("nr_hugepages") - read("free_hugepages") > 0 or read("surplus_hugepages") > 0:
+        sys.exit("2 MiB pages are in use on this host: the bench would not start from an empty pool")
+
+
+def run_interleaved(tools, pages, runs, warmup):
+    """Empties the pool (untimed) before each run; every tool once per round, so drift hits all
+    alike. Returns {tool: [seconds]}. Restores the pool's size and overcommit."""
+    found, overcommit = read("nr_hugepages"), read("nr_overcommit_hugepages")
+    times = {t: [] for t in tools}
+    try:
+        for _ in range(warmup):  # first touch of guest memory costs far more than later ones
+            write("nr_hugepages", pages)
+            write("nr_hugepages", 0)
+        for _ in range(runs):
+            for name, cmd in tools.items():
+                write("nr_hugepages", 0)
+                dt = timed(cmd)
+                got = read("nr_hugepages")
+                if got != pages or read("surplus_hugepages") != 0:
+                    sys.exit("%s left %d pages (%d surplus), expected %d" % (name, got, read("surplus_hugepages"), pages))
+                times[name].append(dt)
+    finally:
+        write("nr_hugepages", found)
+        write("nr_overcommit_hugepages", overcommit)
+    return times
+
+
+def print_table(times, base):
+    ref = statistics.median(times[base])
+    print("%-16s %10s %10s %10s %8s" % ("tool", "median ms", "min ms", "max ms", "x " + base))
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        print("%-16s %10.2f %10.2f %10.2f %8.2f" % (name, med * 1e3, min(ts) * 1e3, max(ts) * 1e3, med / ref))

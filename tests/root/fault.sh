@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The fault method on this kernel: 1 and 2 threads per node, counts per node as planned, no
+# surplus left behind, nr_overcommit_hugepages put back on success and on interruption.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+n_nodes=$(echo $nodes | wc -w)
+G=$HP/hugepages-2048kB
+
+# checks that nothing of the fill is left but the pool: no surplus, overcommit as set before
+clean_after() { # overcommit
+        [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
+        [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] ||
+                fail "nr_overcommit_hugepages is $(cat $G/nr_overcommit_hugepages), expected $1"
+        [ "$(cat $G/resv_hugepages)" = 0 ] || fail "reserved pages left: $(cat $G/resv_hugepages)"
+}
+
+for threads in 1 2; do
+        pool2m_set 0
+        echo 0 >$G/nr_overcommit_hugepages
+        expect_rc 0 "$HPFILLD" --once --mode fault --threads-per-node $threads --pool 2M:$((60 * n_nodes))
+        expect_in "$WORK/out" "^2M pool: $((60 * n_nodes))/$((60 * n_nodes)) pages on $n_nodes nodes? in [0-9]+ ms \(fault, $threads threads?/node\)$"
+        for n in $nodes; do
+                [ "$(node_nr "$n" 2048)" = 60 ] || fail "$threads threads: node$n holds $(node_nr "$n" 2048), expected 60"
+        done
+        [ "$(cat $G/free_hugepages)" = $((60 * n_nodes)) ] || fail "pages not free in the pool after the fill"
+        clean_after 0
+done
+
+# an overcommit the admin set is put back as found; pages already there are kept
+pool2m_set 10
+echo 7 >$G/nr_overcommit_hugepages
+expect_rc 0 "$HPFILLD" --once --mode fault -t 2 --pool "2M:node$first=50"
+[ "$(node_nr "$first" 2048)" = 50 ] || fail "node$first holds $(node_nr "$first" 2048), expected 50"
+clean_after 7
+echo 0 >$G/nr_overcommit_hugepages
+
+# interrupted after 3 chunks of 12 pages (100 pages, 1 worker: chunks of 100/8): the pages of
+# whole chunks are kept, the rest goes back to the kernel; nothing else changes
+pool2m_set 0
+HPFILLD_TEST_INTERRUPT_AFTER_STEPS=3 expect_rc 1 "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=100"
+expect_in "$WORK/err" "Interrupted by signal 2"
+expect_in "$WORK/out" "^2M pool: 36/100 pages on 1 node in [0-9]+ ms \(fault, 1 thread/node\), interrupted$"
+[ "$(node_nr "$first" 2048)" = 36 ] || fail "interrupted: node$first holds $(node_nr "$first" 2048), expected 36"
+clean_after 0
+
+# 2 workers interrupted: whatever the count, it is what the report says and nothing leaks
+pool2m_set 0
+HPFILLD_TEST_INTERRUPT_AFTER_STEPS=2 expect_rc 1 "$HPFILLD" --once --mode fault -t 2 --pool "2M:node$first=200"
+got=$(node_nr "$first" 2048)
+expect_in "$WORK/out" "^2M pool: $got/200 pages"
+[ "$got" -lt 200 ] || fail "interrupted but complete"
+clean_after 0
+
+# the plan says fault, and why
+expect_rc 0 "$HPFILLD" --once --mode fault --dry-run --pool 2M:20
+expect_in "$WORK/out" " fault +[0-9]+ +"
+echo PASS

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* init_on_alloc from the kernel command line and the kernel's config, in fake trees. */
+#include <sys/utsname.h>
+
+#include "fake-root.h"
+#include "kernel_caps.h"
+#include "test.h"
+
+TEST(test_cmdline) {
+        CHECK_EQ(cmdline_init_on_alloc("quiet init_on_alloc=1"), 1);
+        CHECK_EQ(cmdline_init_on_alloc("init_on_alloc=0 quiet"), 0);
+        CHECK_EQ(cmdline_init_on_alloc("init_on_alloc=1 init_on_alloc=0"), 0);
+        CHECK_EQ(cmdline_init_on_alloc("init_on_alloc=on"), 1);
+        CHECK_EQ(cmdline_init_on_alloc("init_on_alloc=off"), 0);
+        CHECK_EQ(cmdline_init_on_alloc("init_on_alloc=y"), 1);
+        CHECK_EQ(cmdline_init_on_alloc("xinit_on_alloc=1"), -1);
+        CHECK_EQ(cmdline_init_on_alloc("init_on_free=1"), -1);
+        CHECK_EQ(cmdline_init_on_alloc(""), -1);
+}
+
+TEST(test_sources) {
+        struct fake_root r;
+        struct kernel_caps c = {};
+        struct utsname u;
+        char path[128];
+
+        CHECK(uname(&u) == 0);
+        snprintf(path, sizeof(path), "boot/config-%s", u.release);
+
+        fake_root_new(&r);
+        kernel_caps_read(r.fd, false, &c);
+        CHECK(!c.init_on_alloc);
+        CHECK(!c.populate_write); /* not the host: no probe */
+
+        fake_write(&r, path, "CONFIG_A=y\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\nCONFIG_B=y\n");
+        kernel_caps_read(r.fd, false, &c);
+        CHECK(c.init_on_alloc);
+        CHECK_STR_CONTAINS(c.init_on_alloc_source, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON");
+
+        /* the command line overrides the config */
+        fake_write(&r, "proc/cmdline", "root=/dev/vda init_on_alloc=0\n");
+        kernel_caps_read(r.fd, false, &c);
+        CHECK(!c.init_on_alloc);
+        CHECK_STR_CONTAINS(c.init_on_alloc_source, "command line");
+
+        fake_write(&r, "proc/cmdline", "root=/dev/vda init_on_alloc=1\n");
+        fake_write(&r, path, "# CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set\n");
+        kernel_caps_read(r.fd, false, &c);
+        CHECK(c.init_on_alloc);
+        fake_root_free(&r);
+}
+
+int main(void) {
+        RUN(test_cmdline);
+        RUN(test_sources);
+        return 0;
+}
