@@ -11,6 +11,7 @@ struct pool_run {
         struct fault_pool fault;
         bool faulting;
         uint64_t elapsed_ns;
+        unsigned threads;         /* fault: the most workers per node that ran; sysfs: writers */
         bool interrupted;
         int error;                /* first error of the pool, negative errno */
         const char *error_what;   /* what it was about (a path, "mmap ...") */

@@ -9,6 +9,7 @@
 
 #include "fill_sysfs.h"
 #include "iter.h"
+#include "ramp.h"
 
 struct fault_pool;
 
@@ -18,7 +19,9 @@ struct fault_node {
         size_t plan_idx;      /* into pool->plan->nodes */
         void *addr;
         uint64_t pages;       /* length of the mapping, in pages */
-        unsigned workers;
+        unsigned workers;     /* threads started for the node (the most the ramp may admit) */
+        struct ramp ramp;
+        bool ramp_ready;
         struct work_iter it;
         atomic_bool out;      /* the node gave no more pages */
         _Atomic uint64_t faulted; /* pages faulted in by whole chunks */
@@ -41,6 +44,7 @@ struct fault_pool {
 struct fault_worker {
         struct fault_node *node;
         size_t cpu_node_idx;
+        unsigned index;       /* among the node's workers: the ramp admits them in order */
 };
 
 /* Raises nr_overcommit_hugepages by the shortfall and maps a bound region per node. Nothing is
@@ -55,5 +59,7 @@ void fault_worker_run(void *arg);
 int fault_pool_adopt(struct fault_pool *fp);
 /* Unmaps and puts nr_overcommit_hugepages back. Safe on every path, and twice. */
 void fault_pool_release(struct fault_pool *fp);
+/* The most workers that ran at once on any node of the pool. */
+unsigned fault_pool_threads_used(struct fault_pool *fp);
 /* Releases, then frees what prepare allocated. */
 void fault_pool_done(struct fault_pool *fp);

@@ -9,6 +9,7 @@
 struct pool_outcome {
         const uint64_t *after; /* per plan node, read back after the fill */
         uint64_t elapsed_ns;
+        unsigned threads; /* that ran: writers, or workers per node */
         unsigned rounds;
         bool interrupted;
         int error;

@@ -44,6 +44,7 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 size_t n_workers = 0;
 
                 runs[i].plan = &p->pools[i];
+                runs[i].threads = p->pools[i].threads;
                 r = sysfs_fill_init(&runs[i].sysfs, shared, &p->pools[i]);
                 if (r < 0)
                         goto finish;
@@ -85,6 +86,7 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 if (!runs[i].faulting)
                         continue;
                 runs[i].fault.fault_ns = now_ns() - t0;
+                runs[i].threads = fault_pool_threads_used(&runs[i].fault);
                 for (size_t j = 0; j < runs[i].fault.n_nodes; j++)
                         note_error(&runs[i], atomic_load(&runs[i].fault.nodes[j].error), "MADV_POPULATE_WRITE");
                 /* Pages faulted so far are adopted on every path, as the sysfs method keeps the

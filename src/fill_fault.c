@@ -8,9 +8,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "clock.h"
 #include "config.h"
 #include "fileio.h"
-#include "clock.h"
 #include "fill_fault.h"
 #include "macro.h"
 #include "pin.h"
@@ -151,10 +151,13 @@ int fault_pool_workers(struct fault_pool *fp, struct fault_worker **ret, size_t 
                         fn->workers = MIN(fn->workers, cpus);
                 fn->workers = (unsigned) MIN((uint64_t) fn->workers, fn->pages);
                 fn->workers = MAX(fn->workers, 1u);
-                /* Chunks small enough to balance the workers (8 per worker) and to stop within a
-                 * few milliseconds; large enough to keep the iterator out of the profile. */
-                chunk = MAX(UINT64_C(1), MIN(UINT64_C(64), fn->pages / (fn->workers * UINT64_C(8))));
+                /* Chunks small enough to balance the workers (8 per worker), to stop within a few
+                 * milliseconds and to give the ramp windows to measure (16 pages of 2 MiB take
+                 * about 5 ms to zero); large enough to keep the iterator out of the profile. */
+                chunk = MAX(UINT64_C(1), MIN(UINT64_C(16), fn->pages / (fn->workers * UINT64_C(8))));
                 work_iter_init(&fn->it, 0, fn->pages, chunk);
+                ramp_init(&fn->ramp, fn->workers, fp->plan->threads_auto, now_ns());
+                fn->ramp_ready = true;
                 total += fn->workers;
         }
         w = calloc(total ? total : 1, sizeof(*w));
@@ -165,6 +168,7 @@ int fault_pool_workers(struct fault_pool *fp, struct fault_worker **ret, size_t 
                         w[n++] = (struct fault_worker) {
                                 .node = &fp->nodes[i],
                                 .cpu_node_idx = fp->plan->nodes[fp->nodes[i].plan_idx].cpu_node_idx,
+                                .index = k,
                         };
         *ret = w;
         *ret_n = n;
@@ -177,6 +181,8 @@ void fault_worker_run(void *arg) {
         struct fill_shared *s = n->pool->shared;
         uint64_t ps = n->pool->plan->page_size, start, len;
 
+        if (!ramp_admit(&n->ramp, w->index))
+                return;
         /* The zeroing of a faulted page runs on the faulting CPU: keep it next to the memory. */
         if (s->t->nodes[w->cpu_node_idx].n_cpus > 0)
                 (void) pin_thread_to_node(s->t, w->cpu_node_idx);
@@ -197,9 +203,21 @@ void fault_worker_run(void *arg) {
                         atomic_store(&n->out, true);
                         break;
                 }
-                atomic_fetch_add_explicit(&n->faulted, len, memory_order_relaxed);
+                ramp_progress(&n->ramp, atomic_fetch_add_explicit(&n->faulted, len, memory_order_relaxed) + len,
+                              now_ns());
                 fill_count_step(s);
         }
+        /* Out of work, pages or time: workers still waiting for admission leave too. */
+        ramp_finish(&n->ramp);
+}
+
+unsigned fault_pool_threads_used(struct fault_pool *fp) {
+        unsigned most = 0;
+
+        for (size_t i = 0; i < fp->n_nodes; i++)
+                if (fp->nodes[i].ramp_ready)
+                        most = MAX(most, ramp_active(&fp->nodes[i].ramp));
+        return most;
 }
 
 int fault_pool_adopt(struct fault_pool *fp) {
@@ -251,6 +269,9 @@ void fault_pool_release(struct fault_pool *fp) {
 
 void fault_pool_done(struct fault_pool *fp) {
         fault_pool_release(fp);
+        for (size_t i = 0; i < fp->n_nodes; i++)
+                if (fp->nodes[i].ramp_ready)
+                        ramp_destroy(&fp->nodes[i].ramp);
         free(fp->nodes);
         fp->nodes = NULL;
         fp->n_nodes = 0;

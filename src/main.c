@@ -308,6 +308,7 @@ static int run(int rootfd, struct topology *t, const struct plan *p, struct stop
                 struct pool_outcome o = {
                         .after = after,
                         .elapsed_ns = runs[i].elapsed_ns,
+                        .threads = runs[i].threads,
                         .rounds = runs[i].sysfs.rounds,
                         .interrupted = runs[i].interrupted,
                         .error = runs[i].error,

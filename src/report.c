@@ -36,11 +36,12 @@ void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *
         char name[32], took[32];
 
         format_duration(took, sizeof(took), o->elapsed_ns);
-        fprintf(f, "%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s)",
+        fprintf(f, "%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s%s)",
                 page_size_name(p->page_size, name), plan_pool_obtained(p, o->after), p->target_total, p->n_nodes,
-                p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), p->threads,
+                p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
                 p->method == FILL_MODE_FAULT ? "thread" : "writer",
-                p->method == FILL_MODE_FAULT ? (p->threads == 1 ? "/node" : "s/node") : (p->threads == 1 ? "" : "s"));
+                p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
+                p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
         if (o->rounds)
                 fprintf(f, ", %u retry round%s", o->rounds, o->rounds == 1 ? "" : "s");
         if (o->interrupted)

@@ -29,6 +29,16 @@ for threads in 1 2; do
         clean_after 0
 done
 
+# threads chosen by the ramp: at least one, at most the node's CPUs, and said so
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --mode fault --pool "2M:node$first=120"
+expect_in "$WORK/out" "^2M pool: 120/120 pages on 1 node in [0-9]+ ms \(fault, [0-9]+ threads?/node, auto\)$"
+used=$(sed -n 's/.*(fault, \([0-9]*\) thread.*/\1/p' "$WORK/out")
+cpus=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$NODES/node$first/cpulist")
+[ "$used" -ge 1 ] && [ "$used" -le "$cpus" ] || fail "auto used $used threads on a node of $cpus CPUs"
+[ "$(node_nr "$first" 2048)" = 120 ] || fail "auto: node$first holds $(node_nr "$first" 2048)"
+clean_after 0
+
 # an overcommit the admin set is put back as found; pages already there are kept
 pool2m_set 10
 echo 7 >$G/nr_overcommit_hugepages
