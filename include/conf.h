@@ -19,6 +19,8 @@ struct config {
         bool shrink;
         struct pool_spec *pools;
         size_t n_pools;
+        struct reserve_spec *reserves;
+        size_t n_reserves;
 };
 
 #define CONFIG_INIT { .mode = FILL_MODE_AUTO, .min_percent = 100 }
@@ -40,4 +42,7 @@ int config_load_default(struct config *c, int rootfd, struct error *e);
 /* Adds a pool, replacing one of the same page size; takes the amount's memory. */
 int config_put_pool(struct config *c, struct pool_spec *spec);
 void config_drop_pools(struct config *c);
+/* Adds a reservation, replacing one of the same name. */
+int config_put_reserve(struct config *c, const struct reserve_spec *spec);
+void config_drop_reserves(struct config *c);
 void config_done(struct config *c);

@@ -50,6 +50,11 @@ struct fault_worker {
 /* Raises nr_overcommit_hugepages by the shortfall and maps a bound region per node. Nothing is
  * faulted yet. On failure everything it did is undone. */
 int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan);
+/* For a reservation: maps consecutive ranges of the hugetlbfs file @fd (already sized), one per
+ * GROW node of @plan, shared and bound to the node. Pages come from the pool's free pages; the
+ * overcommit is left alone. After the workers, fault_pool_release() unmaps: the pages stay in
+ * the file. */
+int fault_pool_prepare_file(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan, int fd);
 /* The workers of @fp, to run on an executor; *ret_n of them. */
 int fault_pool_workers(struct fault_pool *fp, struct fault_worker **ret, size_t *ret_n);
 void fault_worker_run(void *arg);

@@ -34,6 +34,22 @@ struct pool_spec {
         char origin[160]; /* where it was said, for messages: "--pool 2M:1G", "file:line" */
 };
 
+/* A prefaulted reservation: pages kept, zeroed, in a named hugetlbfs file. */
+struct reserve_spec {
+        char name[64];
+        uint64_t page_size;
+        uint64_t value;     /* pages, or bytes when @bytes */
+        bool bytes;
+        int node;           /* -1: spread over the nodes that have memory */
+        char owner[64];     /* user name or uid; empty: root */
+        char group[64];     /* group name or gid; empty: root */
+        unsigned mode;      /* file mode, default 0600 */
+        unsigned uid, gid;  /* owner and group, resolved at the edge (main) */
+        char origin[160];
+};
+
+#define RESERVE_DEFAULT_MODE 0600
+
 /* Decimal digits only, no sign, no spaces: -EINVAL if malformed, -ERANGE on overflow. */
 int parse_u64(const char *s, uint64_t *ret);
 /* As parse_u64, within [min, max]. */
@@ -48,6 +64,13 @@ int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct e
 int parse_amount(const char *s, struct amount *ret, struct error *e);
 /* "SIZE:AMOUNT" */
 int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
+
+/* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. */
+bool reserve_name_valid(const char *s);
+/* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
+int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
+/* An octal file mode, at most 0777: "0600", "640". */
+int parse_file_mode(const char *s, unsigned *ret);
 
 void amount_done(struct amount *a);
 int amount_copy(struct amount *dst, const struct amount *src);

@@ -40,9 +40,18 @@ struct plan_pool {
 /* Pages at least this large are gigantic: never surplus, so never faulted in from nothing. */
 #define PLAN_GIGANTIC (UINT64_C(1) << 30)
 
+/* A reservation: its pages per node (targets, from nothing), faulted by the fault workers. */
+struct plan_reserve {
+        char name[64];
+        unsigned uid, gid, mode;
+        struct plan_pool pool;
+};
+
 struct plan {
         struct plan_pool *pools;
         size_t n_pools;
+        struct plan_reserve *reserves;
+        size_t n_reserves;
         unsigned min_percent;
 };
 

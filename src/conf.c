@@ -57,15 +57,38 @@ void config_drop_pools(struct config *c) {
         c->n_pools = 0;
 }
 
+int config_put_reserve(struct config *c, const struct reserve_spec *spec) {
+        struct reserve_spec *p;
+
+        for (size_t i = 0; i < c->n_reserves; i++)
+                if (strcmp(c->reserves[i].name, spec->name) == 0) {
+                        c->reserves[i] = *spec;
+                        return 0;
+                }
+        p = realloc(c->reserves, (c->n_reserves + 1) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        c->reserves = p;
+        c->reserves[c->n_reserves++] = *spec;
+        return 0;
+}
+
+void config_drop_reserves(struct config *c) {
+        free(c->reserves);
+        c->reserves = NULL;
+        c->n_reserves = 0;
+}
+
 void config_done(struct config *c) {
         config_drop_pools(c);
+        config_drop_reserves(c);
 }
 
 /* What one file says, before it is applied: a file is applied whole or not at all. */
 struct file_state {
         const char *name;
         unsigned line;
-        enum { SECTION_NONE, SECTION_FILL, SECTION_POOL } section;
+        enum { SECTION_NONE, SECTION_FILL, SECTION_POOL, SECTION_RESERVE } section;
         unsigned seen_fill_keys; /* bit per key of [Fill] */
         unsigned seen_pool_keys;
         bool seen_fill;
@@ -75,12 +98,19 @@ struct file_state {
         unsigned pool_line;
         struct pool_spec *pools;   /* finished [Pool] sections */
         size_t n_pools;
+        struct reserve_spec reserve; /* the [Reserve] being read */
+        unsigned seen_reserve_keys;
+        unsigned reserve_line;
+        struct reserve_spec *reserves;
+        size_t n_reserves;
 };
 
 enum { KEY_MODE, KEY_THREADS, KEY_MIN, KEY_SHRINK };
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
+enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE };
 
 static void file_state_done(struct file_state *s) {
+        free(s->reserves);
         amount_done(&s->pool.amount);
         for (size_t i = 0; i < s->n_pools; i++)
                 amount_done(&s->pools[i].amount);
@@ -109,6 +139,36 @@ static int finish_pool(struct file_state *s, struct error *e) {
         s->pools[s->n_pools++] = s->pool;
         s->pool = (struct pool_spec) {};
         return 0;
+}
+
+static int finish_reserve(struct file_state *s, struct error *e) {
+        struct reserve_spec *p;
+
+        if (s->section != SECTION_RESERVE)
+                return 0;
+        if (!(s->seen_reserve_keys & (1u << RKEY_NAME)))
+                return error_set(e, -EINVAL, "%s:%u: [Reserve] has no Name=", s->name, s->reserve_line);
+        if (!(s->seen_reserve_keys & (1u << RKEY_PAGE_SIZE)))
+                return error_set(e, -EINVAL, "%s:%u: [Reserve] has no PageSize=", s->name, s->reserve_line);
+        if (!(s->seen_reserve_keys & (1u << RKEY_AMOUNT)))
+                return error_set(e, -EINVAL, "%s:%u: [Reserve] has no Amount=", s->name, s->reserve_line);
+        for (size_t i = 0; i < s->n_reserves; i++)
+                if (strcmp(s->reserves[i].name, s->reserve.name) == 0)
+                        return error_set(e, -EINVAL, "%s:%u: a second [Reserve] named '%s'", s->name,
+                                         s->reserve_line, s->reserve.name);
+        p = realloc(s->reserves, (s->n_reserves + 1) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        s->reserves = p;
+        (void) snprintf(s->reserve.origin, sizeof(s->reserve.origin), "%s:%u", s->name, s->reserve_line);
+        s->reserves[s->n_reserves++] = s->reserve;
+        return 0;
+}
+
+static int finish_section(struct file_state *s, struct error *e) {
+        int r = finish_pool(s, e);
+
+        return r < 0 ? r : finish_reserve(s, e);
 }
 
 static int bad_value(struct file_state *s, struct error *e, int r, const char *key, const char *value) {
@@ -174,6 +234,63 @@ static int parse_pool_key(struct file_state *s, const char *key, const char *val
         return r;
 }
 
+static int copy_name(char *dst, size_t size, const char *value) {
+        if (!*value || strlen(value) >= size)
+                return -EINVAL;
+        memcpy(dst, value, strlen(value) + 1);
+        return 0;
+}
+
+static int parse_reserve_key(struct file_state *s, const char *key, const char *value, struct error *e) {
+        static const char *const keys[] = {
+                [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
+                [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode",
+        };
+        struct reserve_spec *rs = &s->reserve;
+        uint64_t node;
+        unsigned k;
+        int r;
+
+        e->msg[0] = 0;
+        for (k = 0; k < ELEMENTSOF(keys); k++)
+                if (strcmp(key, keys[k]) == 0)
+                        break;
+        if (k == ELEMENTSOF(keys))
+                return error_set(e, -EINVAL, "%s:%u: unknown key '%s' in [Reserve]", s->name, s->line, key);
+        r = mark_key(s, &s->seen_reserve_keys, k, key, e);
+        if (r < 0)
+                return r;
+        switch (k) {
+        case RKEY_NAME:
+                r = reserve_name_valid(value) ? copy_name(rs->name, sizeof(rs->name), value) : -EINVAL;
+                break;
+        case RKEY_PAGE_SIZE:
+                r = parse_page_size(value, &rs->page_size, e);
+                break;
+        case RKEY_AMOUNT:
+                r = parse_count_or_bytes(value, &rs->value, &rs->bytes, e);
+                break;
+        case RKEY_NODE:
+                r = parse_u64(value, &node);
+                if (r >= 0 && node > 65535)
+                        r = -ERANGE;
+                rs->node = (int) node;
+                break;
+        case RKEY_OWNER:
+                r = copy_name(rs->owner, sizeof(rs->owner), value);
+                break;
+        case RKEY_GROUP:
+                r = copy_name(rs->group, sizeof(rs->group), value);
+                break;
+        case RKEY_MODE:
+                r = parse_file_mode(value, &rs->mode);
+                break;
+        }
+        if (r < 0 && r != -ENOMEM)
+                return bad_value(s, e, r, key, value);
+        return r;
+}
+
 static char *strip(char *s) {
         char *end;
 
@@ -197,7 +314,7 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
 
                 if (line[len - 1] != ']')
                         return error_set(e, -EINVAL, "%s:%u: bad section header '%s'", s->name, s->line, line);
-                r = finish_pool(s, e);
+                r = finish_section(s, e);
                 if (r < 0)
                         return r;
                 line[len - 1] = 0;
@@ -210,6 +327,11 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                         s->section = SECTION_POOL;
                         s->seen_pool_keys = 0;
                         s->pool_line = s->line;
+                } else if (strcmp(line + 1, "Reserve") == 0) {
+                        s->section = SECTION_RESERVE;
+                        s->seen_reserve_keys = 0;
+                        s->reserve = (struct reserve_spec) { .node = -1, .mode = RESERVE_DEFAULT_MODE };
+                        s->reserve_line = s->line;
                 } else
                         return error_set(e, -EINVAL, "%s:%u: unknown section [%s]", s->name, s->line, line + 1);
                 return 0;
@@ -228,6 +350,8 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                 return parse_fill_key(s, key, value, e);
         case SECTION_POOL:
                 return parse_pool_key(s, key, value, e);
+        case SECTION_RESERVE:
+                return parse_reserve_key(s, key, value, e);
         default:
                 return error_set(e, -EINVAL, "%s:%u: '%s=' outside of a section", s->name, s->line, key);
         }
@@ -312,7 +436,7 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
                 if (r < 0)
                         goto finish;
         }
-        r = finish_pool(&s, e);
+        r = finish_section(&s, e);
         if (r < 0)
                 goto finish;
 
@@ -320,6 +444,11 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
         apply_file(c, &s);
         for (size_t i = 0; i < s.n_pools; i++) {
                 r = config_put_pool(c, &s.pools[i]);
+                if (r < 0)
+                        goto finish;
+        }
+        for (size_t i = 0; i < s.n_reserves; i++) {
+                r = config_put_reserve(c, &s.reserves[i]);
                 if (r < 0)
                         goto finish;
         }

@@ -61,16 +61,68 @@ static int bind_to_node(void *addr, size_t len, unsigned node) {
         return mbind(addr, len, MPOL_BIND, mask, NODES_MAX + 1, 0) < 0 ? -errno : 0;
 }
 
-int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan) {
-        char path[160], what[192];
-        uint64_t shortfall = 0, surplus, want;
-        int r, shift = __builtin_ctzll(plan->page_size);
+/* Maps a region per GROW node of the plan, bound to the node: anonymous and private when
+ * fd < 0, else consecutive ranges of the hugetlbfs file @fd, shared. */
+static int map_nodes(struct fault_pool *fp, int fd) {
+        const struct plan_pool *plan = fp->plan;
+        int shift = __builtin_ctzll(plan->page_size), r;
+        uint64_t offset = 0;
+        char what[192];
 
+        for (size_t i = 0; i < plan->n_nodes; i++) {
+                const struct plan_node *pn = &plan->nodes[i];
+                struct fault_node *n;
+                size_t len;
+
+                if (pn->action != PLAN_GROW)
+                        continue;
+                n = &fp->nodes[fp->n_nodes];
+                *n = (struct fault_node) { .pool = fp, .plan_idx = i, .pages = pn->target - pn->now };
+                len = (size_t) (n->pages * plan->page_size);
+                /* MAP_NORESERVE: nothing is reserved before the bind below, or the reservation
+                 * would be taken from whatever node the kernel likes (seen on 6.1). */
+                if (fd < 0)
+                        n->addr = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_NORESERVE |
+                                               (shift << MAP_HUGE_SHIFT),
+                                       -1, 0);
+                else
+                        n->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
+                                       (off_t) offset);
+                if (n->addr == MAP_FAILED) {
+                        n->addr = NULL;
+                        (void) snprintf(what, sizeof(what), "mmap of %" PRIu64 " pages for node%u", n->pages,
+                                        pn->node);
+                        return set_error(fp, -errno, what);
+                }
+                offset += len;
+                fp->n_nodes++;
+                r = bind_to_node(n->addr, len, pn->node);
+                if (r < 0) {
+                        (void) snprintf(what, sizeof(what), "mbind to node%u", pn->node);
+                        return set_error(fp, r, what);
+                }
+                atomic_init(&n->out, false);
+                atomic_init(&n->faulted, 0);
+                atomic_init(&n->error, 0);
+        }
+        return 0;
+}
+
+static int fault_pool_init(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan) {
         *fp = (struct fault_pool) { .shared = shared, .plan = plan };
         fp->nodes = calloc(plan->n_nodes ? plan->n_nodes : 1, sizeof(*fp->nodes));
-        if (!fp->nodes)
-                return -ENOMEM;
+        return fp->nodes ? 0 : -ENOMEM;
+}
 
+int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan) {
+        char path[160];
+        uint64_t shortfall = 0, surplus, want;
+        int r;
+
+        r = fault_pool_init(fp, shared, plan);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < plan->n_nodes; i++)
                 if (plan->nodes[i].action == PLAN_GROW)
                         shortfall += plan->nodes[i].target - plan->nodes[i].now;
@@ -95,43 +147,21 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
                 fp->overcommit_raised = true;
         }
 
-        for (size_t i = 0; i < plan->n_nodes; i++) {
-                const struct plan_node *pn = &plan->nodes[i];
-                struct fault_node *n;
-                size_t len;
+        r = map_nodes(fp, -1);
+        if (r < 0)
+                fault_pool_release(fp);
+        return r;
+}
 
-                if (pn->action != PLAN_GROW)
-                        continue;
-                n = &fp->nodes[fp->n_nodes];
-                *n = (struct fault_node) { .pool = fp, .plan_idx = i, .pages = pn->target - pn->now };
-                len = (size_t) (n->pages * plan->page_size);
-                /* MAP_NORESERVE: nothing is reserved before the bind below, or the reservation
-                 * would be taken from whatever node the kernel likes (seen on 6.1). */
-                n->addr = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_NORESERVE |
-                                       (shift << MAP_HUGE_SHIFT),
-                               -1, 0);
-                if (n->addr == MAP_FAILED) {
-                        n->addr = NULL;
-                        (void) snprintf(what, sizeof(what), "mmap of %" PRIu64 " pages for node%u", n->pages,
-                                        pn->node);
-                        r = set_error(fp, -errno, what);
-                        goto fail;
-                }
-                fp->n_nodes++;
-                r = bind_to_node(n->addr, len, pn->node);
-                if (r < 0) {
-                        (void) snprintf(what, sizeof(what), "mbind to node%u", pn->node);
-                        set_error(fp, r, what);
-                        goto fail;
-                }
-                atomic_init(&n->out, false);
-                atomic_init(&n->faulted, 0);
-                atomic_init(&n->error, 0);
-        }
-        return 0;
-fail:
-        fault_pool_release(fp);
+int fault_pool_prepare_file(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan, int fd) {
+        int r;
+
+        r = fault_pool_init(fp, shared, plan);
+        if (r < 0)
+                return r;
+        r = map_nodes(fp, fd);
+        if (r < 0)
+                fault_pool_release(fp);
         return r;
 }
 

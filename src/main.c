@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* hpfilld: parse the command line, load the configuration, plan, fill, report. */
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -18,6 +20,7 @@
 #include "plan.h"
 #include "pool.h"
 #include "report.h"
+#include "reserve.h"
 #include "topology.h"
 
 /* Exit codes: documented in hpfilld(8). */
@@ -32,7 +35,9 @@ static bool arg_once;
 static bool arg_dry_run;
 static const char *arg_config;
 static const char *arg_root = "/";
-static struct config arg_cli = CONFIG_INIT; /* pools from --pool */
+static struct config arg_cli = CONFIG_INIT; /* pools from --pool, reservations from --reserve */
+static char **arg_release;
+static size_t arg_n_release;
 static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set;
 
 static void help(void) {
@@ -49,6 +54,9 @@ static void help(void) {
                "                            Workers per node for methods that use them\n"
                "     --min PCT              Least share of each target that counts as success (default 100)\n"
                "     --shrink               Also shrink pools larger than their target (free pages only)\n"
+               "  -r --reserve NAME:SIZE:AMOUNT[@NODE]\n"
+               "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@0\n"
+               "     --release NAME         Remove reservation NAME (no --once needed)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
                "  -v --verbose              More output\n"
@@ -67,6 +75,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_MIN,
                 ARG_SHRINK,
                 ARG_ROOT,
+                ARG_RELEASE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -80,6 +89,8 @@ static int parse_argv(int argc, char *argv[]) {
                 { "shrink", no_argument, NULL, ARG_SHRINK },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "root", required_argument, NULL, ARG_ROOT },
+                { "reserve", required_argument, NULL, 'r' },
+                { "release", required_argument, NULL, ARG_RELEASE },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
                 {}
@@ -88,7 +99,7 @@ static int parse_argv(int argc, char *argv[]) {
         int c, r;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hp:c:m:t:nvq", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hp:c:m:t:r:nvq", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -117,6 +128,35 @@ static int parse_argv(int argc, char *argv[]) {
                         r = config_put_pool(&arg_cli, &spec);
                         if (r < 0)
                                 return log_error_errno(r, "Out of memory");
+                        break;
+                }
+                case 'r': {
+                        struct reserve_spec spec;
+
+                        r = parse_reserve_spec(optarg, &spec, &e);
+                        if (r == -ENOMEM)
+                                return log_error_errno(r, "Out of memory");
+                        if (r < 0)
+                                return usage_error("--reserve '%s': %s", optarg, e.msg);
+                        for (size_t i = 0; i < arg_cli.n_reserves; i++)
+                                if (strcmp(arg_cli.reserves[i].name, spec.name) == 0)
+                                        return usage_error("--reserve '%s': a second reservation named '%s'", optarg,
+                                                           spec.name);
+                        r = config_put_reserve(&arg_cli, &spec);
+                        if (r < 0)
+                                return log_error_errno(r, "Out of memory");
+                        break;
+                }
+                case ARG_RELEASE: {
+                        char **l;
+
+                        if (!reserve_name_valid(optarg))
+                                return usage_error("--release '%s': not a reservation name", optarg);
+                        l = realloc(arg_release, (arg_n_release + 1) * sizeof(*l));
+                        if (!l)
+                                return log_error_errno(-ENOMEM, "Out of memory");
+                        arg_release = l;
+                        arg_release[arg_n_release++] = optarg;
                         break;
                 }
                 case 'c':
@@ -163,9 +203,58 @@ static int parse_argv(int argc, char *argv[]) {
         }
         if (optind < argc)
                 return usage_error("unexpected argument '%s'", argv[optind]);
-        if (!arg_once)
+        if (!arg_once && arg_n_release == 0)
                 return usage_error("The daemon mode is not in this version; use --once");
+        if (arg_n_release > 0 && (arg_dry_run || arg_cli.n_pools || arg_cli.n_reserves))
+                return usage_error("--release is done on its own: no --pool, --reserve or --dry-run with it");
         return 1;
+}
+
+/* Owner= and Group= of a reservation: a name, or a number. */
+static int resolve_owner(struct reserve_spec *rs) {
+        uint64_t id;
+
+        if (*rs->owner) {
+                struct passwd *pw = getpwnam(rs->owner);
+
+                if (pw)
+                        rs->uid = pw->pw_uid;
+                else if (parse_u64(rs->owner, &id) >= 0 && id < UINT32_MAX)
+                        rs->uid = (unsigned) id;
+                else
+                        return log_error_errno(-ESRCH, "%s: no user '%s'", rs->origin, rs->owner);
+        }
+        if (*rs->group) {
+                struct group *gr = getgrnam(rs->group);
+
+                if (gr)
+                        rs->gid = gr->gr_gid;
+                else if (parse_u64(rs->group, &id) >= 0 && id < UINT32_MAX)
+                        rs->gid = (unsigned) id;
+                else
+                        return log_error_errno(-ESRCH, "%s: no group '%s'", rs->origin, rs->group);
+        }
+        return 0;
+}
+
+static int release(int rootfd) {
+        int ret = EXIT_OK;
+
+        for (size_t i = 0; i < arg_n_release; i++) {
+                char path[PATH_MAX];
+                int r = reserve_release(rootfd, arg_release[i], path, sizeof(path));
+
+                if (r < 0) {
+                        log_error_errno(r, "Cannot release '%s': %m", arg_release[i]);
+                        ret = EXIT_FAIL;
+                } else if (r == 0) {
+                        log_error("No reservation '%s'", arg_release[i]);
+                        ret = EXIT_FAIL;
+                } else if (log_get_max_level() >= LOG_INFO)
+                        printf("%s: released %s; its pages go back to the pool once no process maps it\n",
+                               arg_release[i], path);
+        }
+        return ret;
 }
 
 /* Configuration files, then the command line on top: --pool replaces every [Pool]. */
@@ -193,6 +282,17 @@ static int load_config(int rootfd, struct config *c) {
                 c->pools = TAKE_PTR(arg_cli.pools);
                 c->n_pools = arg_cli.n_pools;
                 arg_cli.n_pools = 0;
+        }
+        if (arg_cli.n_reserves > 0) {
+                config_drop_reserves(c);
+                c->reserves = TAKE_PTR(arg_cli.reserves);
+                c->n_reserves = arg_cli.n_reserves;
+                arg_cli.n_reserves = 0;
+        }
+        for (size_t i = 0; i < c->n_reserves; i++) {
+                r = resolve_owner(&c->reserves[i]);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -269,7 +369,31 @@ static uint64_t test_env(const char *name, uint64_t def) {
         return v;
 }
 
-static int run(int rootfd, struct topology *t, const struct plan *p, struct stop *stop) {
+static void report_reserves(const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
+        for (size_t i = 0; i < n; i++) {
+                const struct reserve_run *r = &runs[i];
+                const struct plan_pool *pp = &r->plan->pool;
+                char name[32];
+
+                if (log_get_max_level() >= LOG_INFO) {
+                        printf("%s reservation: %" PRIu64 "/%" PRIu64 " %s pages in %" PRIu64 " ms (fault, %u thread%s/node%s)",
+                               r->plan->name, r->faulted, pp->target_total, page_size_name(pp->page_size, name),
+                               (r->elapsed_ns + 500000) / 1000000, r->threads, r->threads == 1 ? "" : "s",
+                               pp->threads_auto ? ", auto" : "");
+                        if (r->error)
+                                printf(", failed: %s: %s\n", r->error_what, strerror(-r->error));
+                        else if (r->faulted < pp->target_total)
+                                printf(", %s, removed\n", r->interrupted ? "interrupted" : "short");
+                        else
+                                printf(" at %s\n", r->path);
+                }
+                *failed |= r->error != 0;
+                *short_ |= !r->error && !r->interrupted && r->faulted < pp->target_total;
+        }
+}
+
+static int run(int rootfd, struct topology *t, const struct plan *p, struct reserve_run *reserves,
+               struct stop *stop) {
         _cleanup_(freep) struct pool_run *runs = NULL;
         _cleanup_(freep) uint64_t *after = NULL;
         struct progress progress = {};
@@ -332,6 +456,11 @@ static int run(int rootfd, struct topology *t, const struct plan *p, struct stop
                                             pp->target_total, p->min_percent);
                 }
         }
+        if (p->n_reserves > 0 && !stop_requested(stop)) {
+                r = reserve_execute(&shared, p, reserves);
+                report_reserves(reserves, p->n_reserves, &failed, &short_);
+        }
+        interrupted |= stop_requested(stop);
         (void) fflush(stdout);
         if (interrupted)
                 log_error("Interrupted by signal %d; pages already added stay in the pools",
@@ -346,6 +475,7 @@ int main(int argc, char *argv[]) {
         struct config config = CONFIG_INIT;
         struct topology topo = {};
         struct kernel_caps caps = {};
+        _cleanup_(freep) struct reserve_run *reserves = NULL;
         struct plan plan = {};
         struct stop stop;
         struct error e = {};
@@ -371,11 +501,15 @@ int main(int argc, char *argv[]) {
                 ret = EXIT_USAGE;
                 goto out;
         }
+        if (arg_n_release > 0) {
+                ret = release(rootfd);
+                goto out;
+        }
         if (load_config(rootfd, &config) < 0) {
                 ret = EXIT_USAGE;
                 goto out;
         }
-        if (config.n_pools == 0) {
+        if (config.n_pools == 0 && config.n_reserves == 0) {
                 log_info("No pools configured, nothing to do");
                 ret = EXIT_OK;
                 goto out;
@@ -400,6 +534,18 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
 
+        reserves = calloc(plan.n_reserves + 1, sizeof(*reserves));
+        if (!reserves) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                goto out;
+        }
+        /* where each reservation will live, before anything changes */
+        r = reserve_locate(rootfd, strcmp(arg_root, "/") == 0, &plan, reserves, &e);
+        if (r < 0) {
+                log_error_errno(r, "%s", e.msg);
+                goto out;
+        }
+
         if (arg_dry_run) {
                 if (log_get_max_level() >= LOG_INFO)
                         report_plan(stdout, &plan);
@@ -409,12 +555,15 @@ int main(int argc, char *argv[]) {
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         if (check_writable(rootfd, &topo, &plan) < 0)
                 goto out;
-        ret = run(rootfd, &topo, &plan, &stop);
+        ret = run(rootfd, &topo, &plan, reserves, &stop);
 out:
+        if (reserves)
+                reserve_runs_done(reserves, plan.n_reserves);
         plan_done(&plan);
         topology_done(&topo);
         config_done(&config);
         config_done(&arg_cli);
+        free(arg_release);
         stop_done(&stop);
         return ret;
 }

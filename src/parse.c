@@ -246,6 +246,68 @@ int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e) {
         return 0;
 }
 
+bool reserve_name_valid(const char *s) {
+        size_t n = strlen(s);
+
+        return n > 0 && n < sizeof(((struct reserve_spec *) NULL)->name) && s[0] != '.' &&
+               strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+int parse_file_mode(const char *s, unsigned *ret) {
+        unsigned v = 0;
+
+        if (!*s || strlen(s) > 4)
+                return -EINVAL;
+        for (const char *p = s; *p; p++) {
+                if (*p < '0' || *p > '7')
+                        return -EINVAL;
+                v = v * 8 + (unsigned) (*p - '0');
+        }
+        if (v > 0777)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e) {
+        _cleanup_(freep) char *copy = strdup(s);
+        struct reserve_spec r = { .node = -1, .mode = RESERVE_DEFAULT_MODE };
+        char *size, *amount, *at;
+        uint64_t node;
+        int k;
+
+        if (!copy)
+                return -ENOMEM;
+        size = strchr(copy, ':');
+        amount = size ? strchr(size + 1, ':') : NULL;
+        if (!amount)
+                return error_set(e, -EINVAL, "'%s' is not NAME:SIZE:AMOUNT[@NODE]", s);
+        *size++ = 0;
+        *amount++ = 0;
+        if (!reserve_name_valid(copy))
+                return error_set(e, -EINVAL, "'%s' is not a reservation name (1-63 of A-Z a-z 0-9 _ . -, no leading .)",
+                                 copy);
+        memcpy(r.name, copy, strlen(copy) + 1);
+        k = parse_page_size(size, &r.page_size, e);
+        if (k < 0)
+                return k;
+        at = strchr(amount, '@');
+        if (at) {
+                *at++ = 0;
+                if (strncmp(at, "node", 4) == 0)
+                        at += 4;
+                if (parse_u64(at, &node) < 0 || node > 65535)
+                        return error_set(e, -EINVAL, "'%s' is not a node (expected @N or @nodeN)", at);
+                r.node = (int) node;
+        }
+        k = parse_count_or_bytes(amount, &r.value, &r.bytes, e);
+        if (k < 0)
+                return k;
+        (void) snprintf(r.origin, sizeof(r.origin), "--reserve %s", s);
+        *ret = r;
+        return 0;
+}
+
 void amount_done(struct amount *a) {
         free(a->nodes);
         a->nodes = NULL;

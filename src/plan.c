@@ -207,6 +207,60 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         return 0;
 }
 
+static int plan_reserve(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+                        const struct reserve_spec *rs, struct plan_reserve *pr, struct error *e) {
+        struct node_amount one = { .node = rs->node >= 0 ? (unsigned) rs->node : 0, .bytes = rs->bytes,
+                                   .value = rs->value };
+        struct pool_spec spec = {
+                .page_size = rs->page_size,
+                .amount = rs->node >= 0 ? (struct amount) { .kind = AMOUNT_PER_NODE, .nodes = &one, .n_nodes = 1 }
+                                        : (struct amount) { .kind = rs->bytes ? AMOUNT_BYTES : AMOUNT_PAGES,
+                                                            .value = rs->value },
+        };
+        struct plan_pool *p = &pr->pool;
+        char name[32];
+        unsigned cpus = 1;
+        int r;
+
+        memcpy(pr->name, rs->name, sizeof(pr->name));
+        pr->uid = rs->uid;
+        pr->gid = rs->gid;
+        pr->mode = rs->mode;
+        memcpy(spec.origin, rs->origin, sizeof(spec.origin));
+        *p = (struct plan_pool) { .page_size = rs->page_size };
+        memcpy(p->origin, rs->origin, sizeof(p->origin));
+        if (!topology_has_page_size(t, rs->page_size))
+                return error_set(e, -EINVAL, "%s: this kernel offers no %s pages", rs->origin,
+                                 page_size_name(rs->page_size, name));
+        if (!caps->populate_write)
+                return error_set(e, -EOPNOTSUPP, "%s: reservations need MADV_POPULATE_WRITE (Linux 5.14 or later)",
+                                 rs->origin);
+        p->nodes = calloc(t->n_nodes, sizeof(*p->nodes));
+        if (!p->nodes)
+                return -ENOMEM;
+        r = plan_targets(t, &spec, p, e);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
+        p->method = FILL_MODE_FAULT;
+        p->method_reason = "a reservation is faulted in";
+        p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
+        p->threads_auto = c->threads_per_node == 0;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct plan_node *n = &p->nodes[i];
+                int cpu_node = topology_cpu_node_for(t, n->node_idx);
+
+                if (n->target > t->nodes[n->node_idx].mem_total / rs->page_size)
+                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
+                                         rs->origin, n->node, n->target, page_size_name(rs->page_size, name));
+                n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
+                n->action = n->target > 0 ? PLAN_GROW : PLAN_KEEP;
+                p->target_total += n->target;
+        }
+        return 0;
+}
+
 int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
                const struct kernel_caps *caps, struct plan *ret, struct error *e) {
         struct plan p = { .min_percent = c->min_percent };
@@ -221,6 +275,15 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
                 if (r < 0)
                         break;
         }
+        if (r >= 0 && c->n_reserves > 0) {
+                p.reserves = calloc(c->n_reserves, sizeof(*p.reserves));
+                if (!p.reserves)
+                        r = -ENOMEM;
+                for (size_t i = 0; r >= 0 && i < c->n_reserves; i++) {
+                        r = plan_reserve(t, c, caps, &c->reserves[i], &p.reserves[i], e);
+                        p.n_reserves++;
+                }
+        }
         if (r < 0) {
                 plan_done(&p);
                 return r;
@@ -233,6 +296,9 @@ void plan_done(struct plan *p) {
         for (size_t i = 0; i < p->n_pools; i++)
                 free(p->pools[i].nodes);
         free(p->pools);
+        for (size_t i = 0; i < p->n_reserves; i++)
+                free(p->reserves[i].pool.nodes);
+        free(p->reserves);
         *p = (struct plan) {};
 }
 
@@ -250,6 +316,8 @@ bool plan_pool_met(const struct plan_pool *p, uint64_t obtained, unsigned min_pe
 }
 
 bool plan_has_work(const struct plan *p) {
+        if (p->n_reserves > 0)
+                return true;
         for (size_t i = 0; i < p->n_pools; i++)
                 for (size_t j = 0; j < p->pools[i].n_nodes; j++)
                         if (p->pools[i].nodes[j].action == PLAN_GROW || p->pools[i].nodes[j].action == PLAN_SHRINK)

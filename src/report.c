@@ -23,6 +23,18 @@ void report_plan(FILE *f, const struct plan *p) {
                                 fill_mode_to_string(pp->method), pp->threads, plan_action_to_string(n->action));
                 }
         }
+        for (size_t i = 0; i < p->n_reserves; i++) {
+                const struct plan_pool *pp = &p->reserves[i].pool;
+                char name[32], node[16], action[96];
+
+                (void) snprintf(action, sizeof(action), "reserve %s", p->reserves[i].name);
+                for (size_t j = 0; j < pp->n_nodes; j++) {
+                        (void) snprintf(node, sizeof(node), "node%u", pp->nodes[j].node);
+                        fprintf(f, "%-5s %-7s %10s %10" PRIu64 " %+11" PRId64 " %-7s %7u  %s\n",
+                                page_size_name(pp->page_size, name), node, "-", pp->nodes[j].target,
+                                (int64_t) pp->nodes[j].target, fill_mode_to_string(pp->method), pp->threads, action);
+                }
+        }
 }
 
 static void format_duration(char *buf, size_t size, uint64_t ns) {

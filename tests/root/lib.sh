@@ -49,8 +49,9 @@ restore_pools() {
 
 cleanup() {
         local rc=$?
-        restore_pools
+        # first what holds pages (reservation files, mounts), then the pools
         if [ -n "${EXTRA_CLEANUP:-}" ]; then eval "$EXTRA_CLEANUP" || true; fi
+        restore_pools
         rm -rf "$WORK"
         exit $rc
 }

@@ -158,7 +158,59 @@ TEST(test_no_files) {
         fake_root_free(&r);
 }
 
+TEST(test_reserve_sections) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        CHECK_EQ(parse(&c,
+                       "[Reserve]\nName=vm1\nPageSize=2M\nAmount=1G\nNode=1\nOwner=libvirt-qemu\nGroup=kvm\nMode=0640\n"
+                       "[Reserve]\nName=vm2\nPageSize=1G\nAmount=2\n",
+                       &e),
+                 0);
+        CHECK_EQ(c.n_reserves, 2);
+        CHECK(strcmp(c.reserves[0].name, "vm1") == 0);
+        CHECK_EQ(c.reserves[0].node, 1);
+        CHECK_EQ(c.reserves[0].mode, 0640);
+        CHECK(strcmp(c.reserves[0].owner, "libvirt-qemu") == 0);
+        CHECK(strcmp(c.reserves[0].group, "kvm") == 0);
+        CHECK_STR_CONTAINS(c.reserves[0].origin, "test.conf:1");
+        CHECK_EQ(c.reserves[1].node, -1);
+        CHECK_EQ(c.reserves[1].mode, 0600);
+        /* a later file replaces a reservation of the same name */
+        CHECK_EQ(parse(&c, "[Reserve]\nName=vm1\nPageSize=2M\nAmount=64\n", &e), 0);
+        CHECK_EQ(c.n_reserves, 2);
+        CHECK_EQ(c.reserves[0].value, 64);
+        config_done(&c);
+
+        static const struct {
+                const char *text, *why;
+        } bad[] = {
+                { "[Reserve]\nPageSize=2M\nAmount=1\n", "test.conf:1: [Reserve] has no Name=" },
+                { "[Reserve]\nName=a\nAmount=1\n", "has no PageSize=" },
+                { "[Reserve]\nName=a\nPageSize=2M\n", "has no Amount=" },
+                { "[Reserve]\nName=a/b\n", "test.conf:2: bad value for Name" },
+                { "[Reserve]\nName=a\nMode=999\n", "test.conf:3: bad value for Mode" },
+                { "[Reserve]\nName=a\nNode=x\n", "test.conf:3: bad value for Node" },
+                { "[Reserve]\nName=a\nAmount=5%\n", "test.conf:3: Amount=5%" },
+                { "[Reserve]\nName=a\nSize=1\n", "unknown key 'Size' in [Reserve]" },
+                { "[Reserve]\nName=a\nPageSize=2M\nAmount=1\n[Reserve]\nName=a\nPageSize=2M\nAmount=2\n",
+                  "test.conf:5: a second [Reserve] named 'a'" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct config c2 = CONFIG_INIT;
+
+                e.msg[0] = 0;
+                CHECK(parse(&c2, bad[i].text, &e) < 0);
+                if (!strstr(e.msg, bad[i].why))
+                        fprintf(stderr, "case %zu: %s\n", i, e.msg);
+                CHECK_STR_CONTAINS(e.msg, bad[i].why);
+                CHECK_EQ(c2.n_reserves, 0);
+                config_done(&c2);
+        }
+}
+
 int main(void) {
+        RUN(test_reserve_sections);
         RUN(test_good_file);
         RUN(test_bad_files);
         RUN(test_utf8_ok);

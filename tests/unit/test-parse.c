@@ -172,7 +172,56 @@ TEST(test_page_size_name) {
         CHECK(strcmp(page_size_name(16 * GB, buf), "16G") == 0);
 }
 
+TEST(test_reserve_spec) {
+        struct reserve_spec r;
+        struct error e = {};
+        unsigned mode;
+
+        CHECK_EQ(parse_reserve_spec("vm1:2M:2G@0", &r, &e), 0);
+        CHECK(strcmp(r.name, "vm1") == 0);
+        CHECK_EQ(r.page_size, 2 * MB);
+        CHECK(r.bytes);
+        CHECK_EQ(r.value, 2 * GB);
+        CHECK_EQ(r.node, 0);
+        CHECK_EQ(r.mode, 0600);
+        CHECK_STR_CONTAINS(r.origin, "--reserve vm1:2M:2G@0");
+        CHECK_EQ(parse_reserve_spec("db.buf-2:1G:4@node3", &r, &e), 0);
+        CHECK_EQ(r.node, 3);
+        CHECK(!r.bytes);
+        CHECK_EQ(parse_reserve_spec("x:2M:10", &r, &e), 0);
+        CHECK_EQ(r.node, -1);
+
+        static const struct {
+                const char *in, *why;
+        } bad[] = {
+                { "vm1", "NAME:SIZE:AMOUNT" },      { "vm1:2M", "NAME:SIZE:AMOUNT" },
+                { ":2M:1G", "reservation name" },   { ".x:2M:1G", "reservation name" },
+                { "a/b:2M:1G", "reservation name" }, { "vm1:3M:1G", "power of two" },
+                { "vm1:2M:0", "zero" },             { "vm1:2M:1G@", "not a node" },
+                { "vm1:2M:1G@x", "not a node" },     { "vm1:2M:25%", "not an amount" },
+                { "vm1:2M:", "empty" },
+                { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:2M:1", "reservation name" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                e.msg[0] = 0;
+                CHECK(parse_reserve_spec(bad[i].in, &r, &e) < 0);
+                if (!strstr(e.msg, bad[i].why))
+                        fprintf(stderr, "%s: %s\n", bad[i].in, e.msg);
+                CHECK_STR_CONTAINS(e.msg, bad[i].why);
+        }
+
+        CHECK_EQ(parse_file_mode("0640", &mode), 0);
+        CHECK_EQ(mode, 0640);
+        CHECK_EQ(parse_file_mode("600", &mode), 0);
+        CHECK_EQ(mode, 0600);
+        CHECK(parse_file_mode("0800", &mode) < 0);
+        CHECK(parse_file_mode("1777", &mode) < 0);
+        CHECK(parse_file_mode("", &mode) < 0);
+        CHECK(parse_file_mode("06000", &mode) < 0);
+}
+
 int main(void) {
+        RUN(test_reserve_spec);
         RUN(test_page_sizes);
         RUN(test_amounts);
         RUN(test_per_node);

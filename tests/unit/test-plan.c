@@ -255,7 +255,63 @@ TEST(test_methods) {
         CHECK_STR_CONTAINS(e.msg, "MADV_POPULATE_WRITE");
 }
 
+static int plan_reserve_one(struct machine *m, const char *spec, struct plan *p, struct error *e) {
+        struct config c = CONFIG_INIT;
+        struct reserve_spec rs;
+        int r;
+
+        CHECK_EQ(parse_reserve_spec(spec, &rs, e), 0);
+        CHECK_EQ(config_put_reserve(&c, &rs), 0);
+        r = plan_build(&m->t, m->counts, &c, &m->caps, p, e);
+        config_done(&c);
+        return r;
+}
+
+TEST(test_reservations) {
+        struct machine m;
+        struct plan p;
+        struct error e = {};
+
+        machine(&m, 3, 4 * GB, 1u << 1, 0, true);
+        m.caps.populate_write = true;
+        /* spread over the nodes with memory (0 and 2), remainder to the lowest */
+        CHECK_EQ(plan_reserve_one(&m, "vm1:2M:5", &p, &e), 0);
+        CHECK_EQ(p.n_pools, 0);
+        CHECK_EQ(p.n_reserves, 1);
+        CHECK(plan_has_work(&p));
+        CHECK_EQ(p.reserves[0].pool.n_nodes, 2);
+        CHECK_EQ(p.reserves[0].pool.nodes[0].target, 3);
+        CHECK_EQ(p.reserves[0].pool.nodes[1].node, 2);
+        CHECK_EQ(p.reserves[0].pool.nodes[1].target, 2);
+        CHECK_EQ(p.reserves[0].pool.target_total, 5);
+        CHECK_EQ(p.reserves[0].pool.method, FILL_MODE_FAULT);
+        CHECK_EQ(p.reserves[0].mode, 0600);
+        plan_done(&p);
+
+        CHECK_EQ(plan_reserve_one(&m, "vm1:1G:2G@2", &p, &e), 0);
+        CHECK_EQ(p.reserves[0].pool.n_nodes, 1);
+        CHECK_EQ(p.reserves[0].pool.nodes[0].node, 2);
+        CHECK_EQ(p.reserves[0].pool.nodes[0].target, 2);
+        CHECK_EQ(p.reserves[0].pool.nodes[0].action, PLAN_GROW);
+        plan_done(&p);
+
+        CHECK(plan_reserve_one(&m, "vm1:2M:4@1", &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "node1 has no memory");
+        CHECK(plan_reserve_one(&m, "vm1:2M:4@9", &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "node9 does not exist");
+        CHECK(plan_reserve_one(&m, "vm1:2M:3M", &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "not a whole number of 2M pages");
+        CHECK(plan_reserve_one(&m, "vm1:16M:1", &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "offers no 16M pages");
+        CHECK(plan_reserve_one(&m, "vm1:2M:9G@0", &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "more than its memory");
+        m.caps.populate_write = false;
+        CHECK(plan_reserve_one(&m, "vm1:2M:4", &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "MADV_POPULATE_WRITE");
+}
+
 int main(void) {
+        RUN(test_reservations);
         RUN(test_methods);
         RUN(test_one_node);
         RUN(test_four_nodes);

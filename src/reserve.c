@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Prefaulted reservations: pages zeroed in parallel into a named hugetlbfs file that a VM
+ * manager maps (QEMU: memory-backend-file,mem-path=FILE,share=on) and starts without zeroing. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "executor.h"
+#include "fileio.h"
+#include "macro.h"
+#include "mounts.h"
+#include "reserve.h"
+
+int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs, struct error *e) {
+        for (size_t i = 0; i < p->n_reserves; i++) {
+                char name[32];
+                int r;
+
+                runs[i].plan = &p->reserves[i];
+                r = hugetlbfs_mount_for(rootfd, host, p->reserves[i].pool.page_size, runs[i].mount,
+                                        sizeof(runs[i].mount));
+                if (r == -ENOENT)
+                        return error_set(e, r,
+                                         "%s: no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
+                                         p->reserves[i].pool.origin, page_size_name(p->reserves[i].pool.page_size, name),
+                                         name);
+                if (r < 0)
+                        return error_set(e, r, "%s: cannot find the hugetlbfs mounts: %s", p->reserves[i].pool.origin,
+                                         strerror(-r));
+                (void) snprintf(runs[i].path, sizeof(runs[i].path), "%s/" RESERVE_DIR "/%s", runs[i].mount,
+                                p->reserves[i].name);
+        }
+        return 0;
+}
+
+static int fail(struct reserve_run *r, int error, const char *what) {
+        if (!r->error) {
+                r->error = error;
+                (void) snprintf(r->error_what, sizeof(r->error_what), "%s", what);
+        }
+        return error;
+}
+
+/* The file, new: an old one of the same name is unlinked first (a VM that still maps it keeps
+ * its pages; they go back to the pool when it lets go). */
+static int create_file(struct reserve_run *r) {
+        const struct plan_reserve *pr = r->plan;
+        char dir[PATH_MAX + 16];
+        int fd;
+
+        (void) snprintf(dir, sizeof(dir), "%s/" RESERVE_DIR, r->mount);
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return fail(r, -errno, dir);
+        if (unlink(r->path) < 0 && errno != ENOENT)
+                return fail(r, -errno, r->path);
+        /* created 0600 root, then handed over: never readable by others while being prepared */
+        fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return fail(r, -errno, r->path);
+        if (ftruncate(fd, (off_t) (pr->pool.target_total * pr->pool.page_size)) < 0 ||
+            fchown(fd, pr->uid, pr->gid) < 0) {
+                int error = -errno;
+
+                (void) close(fd);
+                (void) unlink(r->path);
+                return fail(r, error, r->path);
+        }
+        return fd;
+}
+
+int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs) {
+        int r = 0;
+
+        for (size_t i = 0; i < p->n_reserves && !stop_requested(shared->stop); i++) {
+                struct reserve_run *rr = &runs[i];
+                _cleanup_(freep) struct fault_worker *workers = NULL;
+                _cleanup_(freep) struct job *jobs = NULL;
+                _cleanup_(closep) int fd = -1;
+                uint64_t t0 = now_ns();
+                size_t n = 0;
+
+                fd = create_file(rr);
+                if (fd < 0)
+                        continue;
+                r = fault_pool_prepare_file(&rr->fault, shared, &rr->plan->pool, fd);
+                if (r >= 0)
+                        r = fault_pool_workers(&rr->fault, &workers, &n);
+                if (r >= 0) {
+                        jobs = calloc(n ? n : 1, sizeof(*jobs));
+                        if (!jobs)
+                                r = -ENOMEM;
+                }
+                if (r >= 0) {
+                        for (size_t k = 0; k < n; k++)
+                                jobs[k] = (struct job) { fault_worker_run, &workers[k] };
+                        r = executor_run(jobs, n, shared->stop, 1000, shared->tick, shared->tick_data);
+                }
+                rr->threads = fault_pool_threads_used(&rr->fault);
+                for (size_t k = 0; k < rr->fault.n_nodes; k++) {
+                        int error = atomic_load(&rr->fault.nodes[k].error);
+
+                        rr->faulted += atomic_load(&rr->fault.nodes[k].faulted);
+                        if (error)
+                                fail(rr, error, "MADV_POPULATE_WRITE");
+                }
+                if (rr->fault.error)
+                        fail(rr, rr->fault.error, rr->fault.error_what);
+                /* Unmapping keeps the pages in the file: it holds them until it is removed. */
+                fault_pool_release(&rr->fault);
+                rr->interrupted = stop_requested(shared->stop);
+                rr->elapsed_ns = now_ns() - t0;
+                if (r < 0)
+                        fail(rr, r, "executor");
+                if (rr->faulted < rr->plan->pool.target_total || rr->error) {
+                        /* Half a reservation is not one: its pages go back to the pool. */
+                        (void) unlink(rr->path);
+                        continue;
+                }
+                if (fchmod(fd, rr->plan->mode) < 0) {
+                        fail(rr, -errno, rr->path);
+                        (void) unlink(rr->path);
+                }
+        }
+        return 0;
+}
+
+void reserve_runs_done(struct reserve_run *runs, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                fault_pool_done(&runs[i].fault);
+}
+
+struct release {
+        const char *name;
+        char *ret_path;
+        size_t size;
+        int found;
+};
+
+static int release_one(const char *dir, uint64_t page_size, void *userdata) {
+        struct release *rl = userdata;
+        char path[PATH_MAX + 128];
+
+        (void) page_size;
+        (void) snprintf(path, sizeof(path), "%s/" RESERVE_DIR "/%s", dir, rl->name);
+        if (unlink(path) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!rl->found && strlen(path) < rl->size)
+                memcpy(rl->ret_path, path, strlen(path) + 1);
+        rl->found = 1;
+        return 0;
+}
+
+int reserve_release(int rootfd, const char *name, char *ret_path, size_t size) {
+        _cleanup_(freep) char *mounts = NULL;
+        struct release rl = { name, ret_path, size, 0 };
+        int r;
+
+        r = read_full_file_at(rootfd, "proc/self/mounts", 1024 * 1024, &mounts, NULL);
+        if (r < 0)
+                return r;
+        r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);
+        return r < 0 ? r : rl.found;
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Prefaulted reservations on this kernel: a file in a hugetlbfs mount holding zeroed pages
+# from the pool, with the owner and mode asked for; --release; a short one is removed; and
+# libhugetlbfs's HUGETLB_* variables change nothing.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+G=$HP/hugepages-2048kB
+MNT="$WORK/huge"
+mkdir -p "$MNT"
+mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
+EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+pool2m_set 0
+
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "vm1:2M:64M@$first"
+file=$(sed -n 's/^vm1 reservation: 32\/32 2M pages in [0-9]* ms (fault, [0-9]* threads*\/node, auto) at \(.*\)$/\1/p' "$WORK/out")
+[ -n "$file" ] || { cat "$WORK/out"; fail "no reservation line"; }
+case $file in "$MNT"/hpfilld/vm1) ;; /*/hpfilld/vm1) echo "SKIP: another hugetlbfs mount came first: $file"; exit 77 ;; esac
+[ "$(stat -c '%a %U %G %s' "$file")" = "600 root root $((64 << 20))" ] || fail "vm1: $(stat -c '%a %U %G %s' "$file")"
+# the pages are in the file: in use, not free
+[ "$(node_nr "$first" 2048)" = 100 ] || fail "pool: $(node_nr "$first" 2048)"
+[ "$(cat $G/free_hugepages)" = 68 ] || fail "free: $(cat $G/free_hugepages), expected 68"
+[ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus left"
+
+# they are zeroed and ours to map: read a few bytes of every page
+python3 - "$file" <<'PY'
+import mmap, sys
+with open(sys.argv[1], "r+b") as f:
+    m = mmap.mmap(f.fileno(), 0)
+    for off in range(0, len(m), 2 << 20):
+        assert m[off:off + 64] == bytes(64), off
+    m[0:4] = b"used"  # a VM wrote to it
+PY
+
+# run again: the old file (now dirty) is replaced by a fresh one
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "vm1:2M:64M@$first"
+python3 -c "import mmap,sys; f=open(sys.argv[1],'rb'); m=mmap.mmap(f.fileno(),0,prot=mmap.PROT_READ); assert m[0:4]==bytes(4)" "$file" ||
+        fail "a reservation was handed out again with old contents"
+[ "$(cat $G/free_hugepages)" = 68 ] || fail "the old reservation's pages did not come back: free $(cat $G/free_hugepages)"
+
+# owner, group and mode from a config file
+printf '[Pool]\nPageSize=2M\nAmount=node%s=100\n[Reserve]\nName=vm2\nPageSize=2M\nAmount=8\nNode=%s\nOwner=nobody\nGroup=nogroup\nMode=0640\n' \
+        "$first" "$first" >"$WORK/r.conf"
+expect_rc 0 "$HPFILLD" --once --config "$WORK/r.conf"
+[ "$(stat -c '%a %U %G' "$MNT/hpfilld/vm2")" = "640 nobody nogroup" ] || fail "vm2: $(stat -c '%a %U %G' "$MNT/hpfilld/vm2")"
+# vm1 is not in that file: it stays
+[ "$(cat $G/free_hugepages)" = 60 ] || fail "free: $(cat $G/free_hugepages), expected 60"
+
+# --release: the file goes, its pages come back free
+expect_rc 0 "$HPFILLD" --release vm1
+expect_in "$WORK/out" "^vm1: released $MNT/hpfilld/vm1"
+[ ! -e "$MNT/hpfilld/vm1" ] || fail "vm1 still there"
+[ "$(cat $G/free_hugepages)" = 92 ] || fail "free after release: $(cat $G/free_hugepages)"
+expect_rc 1 "$HPFILLD" --release vm1
+expect_in "$WORK/err" "No reservation 'vm1'"
+
+# more than the pool has free: short, exit 3, nothing left behind
+expect_rc 3 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "big:2M:400@$first"
+expect_in "$WORK/out" "^big reservation: [0-9]+/400 2M pages .*, short, removed$"
+[ ! -e "$MNT/hpfilld/big" ] || fail "a short reservation was left"
+[ "$(cat $G/free_hugepages)" = 92 ] || fail "free after a short reservation: $(cat $G/free_hugepages)"
+[ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus left"
+
+# libhugetlbfs's variables change nothing: no malloc from huge pages, same result
+HUGETLB_MORECORE=yes HUGETLB_VERBOSE=99 HUGETLB_PATH=/nonexistent HUGETLB_ELFMAP=RW \
+        expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "vm3:2M:4@$first"
+expect_in "$WORK/out" "^vm3 reservation: 4/4 2M pages .* at $MNT/hpfilld/vm3$"
+[ "$(cat $G/free_hugepages)" = 88 ] || fail "free with HUGETLB_* set: $(cat $G/free_hugepages), expected 88"
+! grep -q libhugetlbfs "$WORK/err" || fail "libhugetlbfs spoke: $(cat "$WORK/err")"
+
+# bad input changes nothing
+before=$(snapshot)
+expect_rc 2 "$HPFILLD" --once --reserve "vm4:2M:4@$first" --pool 2M:1 --reserve "vm4:2M:8"
+expect_in "$WORK/err" "a second reservation named 'vm4'"
+printf '[Reserve]\nName=vm5\nPageSize=2M\nAmount=4\nOwner=no-such-user-here\n' >"$WORK/bad.conf"
+expect_rc 2 "$HPFILLD" --once --config "$WORK/bad.conf"
+expect_in "$WORK/err" "no user 'no-such-user-here'"
+expect_rc 2 "$HPFILLD" --once --reserve "../x:2M:4"
+expect_rc 2 "$HPFILLD" --release "../etc"
+[ "$(snapshot)" = "$before" ] || fail "bad input changed the pools"
+[ ! -e "$MNT/hpfilld/vm4" ] && [ ! -e "$MNT/hpfilld/vm5" ] || fail "bad input created a reservation"
+echo PASS
