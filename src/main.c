@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "conf.h"
 #include "config.h"
 #include "executor.h"
@@ -42,6 +43,8 @@ static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set;
 
 static void help(void) {
         printf("Usage: hpfilld --once [OPTIONS...]\n"
+               "       hpfilld --release NAME...\n"
+               "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
                "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
@@ -482,6 +485,8 @@ int main(int argc, char *argv[]) {
         int r, ret = EXIT_FAIL;
 
         log_open();
+        if (argc > 1 && strcmp(argv[1], "bench") == 0)
+                return bench_main(argc - 1, argv + 1);
         stop_init(&stop);
         r = parse_argv(argc, argv);
         if (r <= 0) {
