@@ -35,6 +35,13 @@ void report_plan(FILE *f, const struct plan *p) {
                                 (int64_t) pp->nodes[j].target, fill_mode_to_string(pp->method), pp->threads, action);
                 }
         }
+        /* the method of each pool, and why */
+        for (size_t i = 0; i < p->n_pools; i++) {
+                char name[32];
+
+                fprintf(f, "%s: %s: %s\n", page_size_name(p->pools[i].page_size, name),
+                        fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
+        }
 }
 
 static void format_duration(char *buf, size_t size, uint64_t ns) {

@@ -67,4 +67,5 @@ clean_after 0
 # the plan says fault, and why
 expect_rc 0 "$HPFILLD" --once --mode fault --dry-run --pool 2M:20
 expect_in "$WORK/out" " fault +[0-9]+ +"
+expect_in "$WORK/out" "^2M: fault: asked for$"
 echo PASS
