@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Runs jobs on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
+/* Runs tasks on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
 #pragma once
 
 #include <stddef.h>
 
 #include "stop.h"
 
-struct job {
+struct task {
         void (*fn)(void *arg);
         void *arg;
 };
@@ -15,8 +15,8 @@ struct job {
  * is inherited). Returns the old mask's restoration value through executor_signals_restore(). */
 int executor_block_signals(void);
 
-/* Starts one thread per job, then waits. A SIGINT or SIGTERM requests @stop; the jobs are
- * expected to notice and return. @tick (may be NULL) runs about every @tick_ms while jobs run.
- * Returns once every job has returned. */
-int executor_run(const struct job *jobs, size_t n_jobs, struct stop *stop, unsigned tick_ms,
+/* Starts one thread per task, then waits. A SIGINT or SIGTERM requests @stop; the tasks are
+ * expected to notice and return. @tick (may be NULL) runs about every @tick_ms while tasks run.
+ * Returns once every task has returned. */
+int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, unsigned tick_ms,
                  void (*tick)(void *userdata), void *userdata);

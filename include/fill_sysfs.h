@@ -47,6 +47,7 @@ struct fill_shared {
         /* Called on the executor's thread about once a second while pools fill. */
         void (*tick)(void *tick_data);
         void *tick_data;
+        unsigned tick_ms;   /* 0: 1000 */
 };
 
 /* One pool's writer: input, progress and result. */

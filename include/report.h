@@ -17,5 +17,7 @@ struct pool_outcome {
 };
 
 void report_plan(FILE *f, const struct plan *p);
-/* "2M pool: 512/512 pages on 1 node in 64 ms (sysfs, 1 writer)" and a line per node. */
+/* "2M pool: 512/512 pages on 1 node in 64 ms (sysfs, 1 writer)", cut to @size. */
+void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o);
+/* That line and a line per node. */
 void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *o);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Runs jobs on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
+/* Runs tasks on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 #include "macro.h"
 
 struct runner {
-        const struct job *job;
+        const struct task *task;
         int done_fd;
         pthread_t thread;
 };
@@ -22,7 +22,7 @@ static void *runner_main(void *arg) {
         struct runner *r = arg;
         uint64_t one = 1;
 
-        r->job->fn(r->job->arg);
+        r->task->fn(r->task->arg);
         /* eventfd writes of 1 never block and never fail short; nothing to do if they fail. */
         (void) !write(r->done_fd, &one, sizeof(one));
         return NULL;
@@ -41,7 +41,7 @@ int executor_block_signals(void) {
         return -pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-int executor_run(const struct job *jobs, size_t n_jobs, struct stop *stop, unsigned tick_ms,
+int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, unsigned tick_ms,
                  void (*tick)(void *userdata), void *userdata) {
         _cleanup_(closep) int done_fd = -1, sig_fd = -1;
         _cleanup_(freep) struct runner *runners = NULL;
@@ -56,12 +56,12 @@ int executor_run(const struct job *jobs, size_t n_jobs, struct stop *stop, unsig
         done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (done_fd < 0)
                 return -errno;
-        runners = calloc(n_jobs ? n_jobs : 1, sizeof(*runners));
+        runners = calloc(n_tasks ? n_tasks : 1, sizeof(*runners));
         if (!runners)
                 return -ENOMEM;
 
-        for (; started < n_jobs; started++) {
-                runners[started] = (struct runner) { .job = &jobs[started], .done_fd = done_fd };
+        for (; started < n_tasks; started++) {
+                runners[started] = (struct runner) { .task = &tasks[started], .done_fd = done_fd };
                 r = -pthread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
                 if (r < 0) {
                         /* Let the ones already running wind down, then report. */

@@ -31,9 +31,9 @@ static void note_error(struct pool_run *r, int error, const char *what) {
  * (page sizes are independent in the kernel). Phase 2: the fault pools adopt their pages and
  * the sysfs method tops up what faulting could not get, with its retries. */
 int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_run *runs) {
-        _cleanup_(freep) struct job *jobs = NULL;
+        _cleanup_(freep) struct task *jobs = NULL;
         struct fault_worker **workers = NULL;
-        size_t n_jobs = 0, max_jobs = p->n_pools;
+        size_t n_tasks = 0, max_jobs = p->n_pools;
         uint64_t t0 = now_ns();
         int r;
 
@@ -73,15 +73,15 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                         size_t k = 0;
                         for (size_t j = 0; j < runs[i].fault.n_nodes; j++)
                                 for (unsigned w = 0; w < runs[i].fault.nodes[j].workers; w++, k++)
-                                        jobs[n_jobs++] = (struct job) { fault_worker_run, &workers[i][k] };
+                                        jobs[n_tasks++] = (struct task) { fault_worker_run, &workers[i][k] };
                 } else if (!runs[i].error)
-                        jobs[n_jobs++] = (struct job) { sysfs_fill_run, &runs[i].sysfs };
+                        jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
         }
-        r = executor_run(jobs, n_jobs, shared->stop, 1000, shared->tick ? shared->tick : tick, shared->tick_data);
+        r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick ? shared->tick : tick, shared->tick_data);
         if (r < 0)
                 goto finish;
 
-        n_jobs = 0;
+        n_tasks = 0;
         for (size_t i = 0; i < p->n_pools; i++) {
                 if (!runs[i].faulting)
                         continue;
@@ -94,10 +94,10 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 if (fault_pool_adopt(&runs[i].fault) < 0)
                         note_error(&runs[i], runs[i].fault.error, runs[i].fault.error_what);
                 else if (!runs[i].error)
-                        jobs[n_jobs++] = (struct job) { sysfs_fill_run, &runs[i].sysfs };
+                        jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
         }
-        if (n_jobs > 0)
-                r = executor_run(jobs, n_jobs, shared->stop, 1000, shared->tick ? shared->tick : tick,
+        if (n_tasks > 0)
+                r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick ? shared->tick : tick,
                                  shared->tick_data);
 
 finish:

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "conf.h"
+#include "job.h"
 #include "config.h"
 #include "executor.h"
 #include "fill.h"
@@ -24,13 +25,6 @@
 #include "reserve.h"
 #include "topology.h"
 
-/* Exit codes: documented in hpfilld(8). */
-enum {
-        EXIT_OK = 0,
-        EXIT_FAIL = 1,
-        EXIT_USAGE = 2,
-        EXIT_SHORT = 3,
-};
 
 static bool arg_once;
 static bool arg_dry_run;
@@ -300,188 +294,10 @@ static int load_config(int rootfd, struct config *c) {
         return 0;
 }
 
-static int read_all_counts(int rootfd, const struct topology *t, struct pool_counts **ret) {
-        _cleanup_(freep) struct pool_counts *counts = NULL;
-        size_t n = t->n_page_sizes * t->n_nodes;
-        char path[160];
-        int r;
-
-        counts = calloc(n ? n : 1, sizeof(*counts));
-        if (!counts)
-                return log_error_errno(-ENOMEM, "Out of memory");
-        for (size_t s = 0; s < t->n_page_sizes; s++)
-                for (size_t i = 0; i < t->n_nodes; i++) {
-                        /* The planner needs nr_hugepages alone. */
-                        r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i].nr);
-                        if (r < 0) {
-                                (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
-                                return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
-                        }
-                }
-        *ret = TAKE_PTR(counts);
-        return 0;
-}
-
-/* Every file the fill will write must be writable before the first write: all or nothing. */
-static int check_writable(int rootfd, const struct topology *t, const struct plan *p) {
-        char path[160];
-
-        for (size_t i = 0; i < p->n_pools; i++)
-                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
-                        const struct plan_node *n = &p->pools[i].nodes[j];
-
-                        if (n->action != PLAN_GROW && n->action != PLAN_SHRINK)
-                                continue;
-                        (void) pool_path(path, sizeof(path), t, n->node, p->pools[i].page_size, "nr_hugepages");
-                        if (faccessat(rootfd, path, W_OK, 0) < 0)
-                                return log_error_errno(-errno, "Cannot write /%s: %m%s", path,
-                                                       errno == EACCES || errno == EPERM ? " (are you root?)" : "");
-                }
-        return 0;
-}
-
-struct progress {
-        const struct pool_run *runs;
-        size_t n;
-};
-
-static void tick_progress(void *userdata) {
-        const struct progress *p = userdata;
-
-        if (log_get_max_level() < LOG_DEBUG)
-                return;
-        for (size_t i = 0; i < p->n; i++) {
-                char name[32];
-
-                log_debug("%s pool: %" PRIu64 " pages added so far", page_size_name(p->runs[i].plan->page_size, name),
-                          pool_run_progress(&p->runs[i]));
-        }
-}
-
-/* Test-suite knobs (hpfilld(8), ENVIRONMENT): not for production. */
-static uint64_t test_env(const char *name, uint64_t def) {
-        const char *s = getenv(name);
-        uint64_t v;
-
-        if (!s)
-                return def;
-        if (parse_u64(s, &v) < 0 || v == 0) {
-                log_warning("%s='%s' is not a positive number, ignoring", name, s);
-                return def;
-        }
-        return v;
-}
-
-static void report_reserves(const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
-        for (size_t i = 0; i < n; i++) {
-                const struct reserve_run *r = &runs[i];
-                const struct plan_pool *pp = &r->plan->pool;
-                char name[32];
-
-                if (log_get_max_level() >= LOG_INFO) {
-                        printf("%s reservation: %" PRIu64 "/%" PRIu64 " %s pages in %" PRIu64 " ms (fault, %u thread%s/node%s)",
-                               r->plan->name, r->faulted, pp->target_total, page_size_name(pp->page_size, name),
-                               (r->elapsed_ns + 500000) / 1000000, r->threads, r->threads == 1 ? "" : "s",
-                               pp->threads_auto ? ", auto" : "");
-                        if (r->error)
-                                printf(", failed: %s: %s\n", r->error_what, strerror(-r->error));
-                        else if (r->faulted < pp->target_total)
-                                printf(", %s, removed\n", r->interrupted ? "interrupted" : "short");
-                        else
-                                printf(" at %s\n", r->path);
-                }
-                *failed |= r->error != 0;
-                *short_ |= !r->error && !r->interrupted && r->faulted < pp->target_total;
-        }
-}
-
-static int run(int rootfd, struct topology *t, const struct plan *p, struct reserve_run *reserves,
-               struct stop *stop) {
-        _cleanup_(freep) struct pool_run *runs = NULL;
-        _cleanup_(freep) uint64_t *after = NULL;
-        struct progress progress = {};
-        struct fill_shared shared = {
-                .rootfd = rootfd,
-                .t = t,
-                .pin = pin_is_useful(t),
-                .stop = stop,
-                .step_bytes = SYSFS_STEP_BYTES,
-                .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
-                .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
-                .tick = tick_progress,
-                .tick_data = &progress,
-        };
-        bool failed = false, interrupted = false, short_ = false;
-        int r;
-
-        runs = calloc(p->n_pools + 1, sizeof(*runs));
-        after = calloc(t->n_nodes + 1, sizeof(*after));
-        if (!runs || !after)
-                return log_error_errno(-ENOMEM, "Out of memory");
-        progress = (struct progress) { .runs = runs, .n = p->n_pools };
-
-        for (size_t i = 0; i < p->n_pools; i++) {
-                char name[32];
-                log_debug("%s pool: %s, %s", page_size_name(p->pools[i].page_size, name),
-                          fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
-        }
-
-        r = fill_execute(&shared, p, runs);
-        if (r < 0)
-                log_error_errno(r, "Cannot run the fill: %m");
-
-        for (size_t i = 0; i < p->n_pools; i++) {
-                const struct plan_pool *pp = &p->pools[i];
-                struct pool_outcome o = {
-                        .after = after,
-                        .elapsed_ns = runs[i].elapsed_ns,
-                        .threads = runs[i].threads,
-                        .rounds = runs[i].sysfs.rounds,
-                        .interrupted = runs[i].interrupted,
-                        .error = runs[i].error,
-                        .error_path = runs[i].error_what,
-                };
-                char name[32];
-
-                /* Report what the kernel says now, not what we think we did. */
-                for (size_t j = 0; j < pp->n_nodes; j++)
-                        if (pool_read_nr(rootfd, t, pp->nodes[j].node, pp->page_size, &after[j]) < 0)
-                                after[j] = runs[i].sysfs.after[j];
-                if (log_get_max_level() >= LOG_INFO)
-                        report_pool(stdout, pp, &o);
-                failed |= runs[i].error != 0;
-                interrupted |= runs[i].interrupted;
-                if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
-                        short_ = true;
-                        if (!runs[i].interrupted && !runs[i].error)
-                                log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below --min %u%%",
-                                            page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
-                                            pp->target_total, p->min_percent);
-                }
-        }
-        if (p->n_reserves > 0 && !stop_requested(stop)) {
-                r = reserve_execute(&shared, p, reserves);
-                report_reserves(reserves, p->n_reserves, &failed, &short_);
-        }
-        interrupted |= stop_requested(stop);
-        (void) fflush(stdout);
-        if (interrupted)
-                log_error("Interrupted by signal %d; pages already added stay in the pools",
-                          atomic_load(&stop->signo));
-        fill_runs_done(runs, p->n_pools);
-        return r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
-}
-
 int main(int argc, char *argv[]) {
         _cleanup_(closep) int rootfd = -1;
-        _cleanup_(freep) struct pool_counts *counts = NULL;
         struct config config = CONFIG_INIT;
-        struct topology topo = {};
-        struct kernel_caps caps = {};
-        _cleanup_(freep) struct reserve_run *reserves = NULL;
-        struct plan plan = {};
         struct stop stop;
-        struct error e = {};
         int r, ret = EXIT_FAIL;
 
         log_open();
@@ -520,52 +336,15 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
 
-        r = topology_read(rootfd, &topo, &e);
-        if (r < 0) {
-                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
-                goto out;
-        }
-        if (topo.n_page_sizes == 0) {
-                log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
-                goto out;
-        }
-        if (read_all_counts(rootfd, &topo, &counts) < 0)
-                goto out;
-        kernel_caps_read(rootfd, strcmp(arg_root, "/") == 0, &caps);
-        r = plan_build(&topo, counts, &config, &caps, &plan, &e);
-        if (r < 0) {
-                log_error_errno(r, "%s", e.msg);
-                ret = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
-                goto out;
-        }
-
-        reserves = calloc(plan.n_reserves + 1, sizeof(*reserves));
-        if (!reserves) {
-                log_error_errno(-ENOMEM, "Out of memory");
-                goto out;
-        }
-        /* where each reservation will live, before anything changes */
-        r = reserve_locate(rootfd, strcmp(arg_root, "/") == 0, &plan, reserves, &e);
-        if (r < 0) {
-                log_error_errno(r, "%s", e.msg);
-                goto out;
-        }
-
-        if (arg_dry_run) {
-                if (log_get_max_level() >= LOG_INFO)
-                        report_plan(stdout, &plan);
-                ret = EXIT_OK;
-                goto out;
-        }
-        /* With nothing to move this still reports, so the admin sees each pool is at target. */
-        if (check_writable(rootfd, &topo, &plan) < 0)
-                goto out;
-        ret = run(rootfd, &topo, &plan, reserves, &stop);
+        ret = job_run(&(struct job) {
+                              .rootfd = rootfd,
+                              .host = strcmp(arg_root, "/") == 0,
+                              .dry_run = arg_dry_run,
+                              .stop = &stop,
+                              .report = stdout,
+                      },
+                      &config);
 out:
-        if (reserves)
-                reserve_runs_done(reserves, plan.n_reserves);
-        plan_done(&plan);
-        topology_done(&topo);
         config_done(&config);
         config_done(&arg_cli);
         free(arg_release);

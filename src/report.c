@@ -51,24 +51,32 @@ static void format_duration(char *buf, size_t size, uint64_t ns) {
                 (void) snprintf(buf, size, "%.1f s", (double) ns / 1e9);
 }
 
-void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *o) {
+void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
         char name[32], took[32];
+        size_t n = 0;
 
+#define APPEND(...) n += (size_t) snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
         format_duration(took, sizeof(took), o->elapsed_ns);
-        fprintf(f, "%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s%s)",
-                page_size_name(p->page_size, name), plan_pool_obtained(p, o->after), p->target_total, p->n_nodes,
-                p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
-                p->method == FILL_MODE_FAULT ? "thread" : "writer",
-                p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
-                p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+        APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s%s)",
+               page_size_name(p->page_size, name), plan_pool_obtained(p, o->after), p->target_total, p->n_nodes,
+               p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
+               p->method == FILL_MODE_FAULT ? "thread" : "writer",
+               p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
+               p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
         if (o->rounds)
-                fprintf(f, ", %u retry round%s", o->rounds, o->rounds == 1 ? "" : "s");
+                APPEND(", %u retry round%s", o->rounds, o->rounds == 1 ? "" : "s");
         if (o->interrupted)
-                fputs(", interrupted", f);
+                APPEND(", interrupted");
         if (o->error)
-                fprintf(f, ", failed: /%s: %s", o->error_path ? o->error_path : "?", strerror(-o->error));
-        fputc('\n', f);
+                APPEND(", failed: /%s: %s", o->error_path ? o->error_path : "?", strerror(-o->error));
+#undef APPEND
+}
 
+void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *o) {
+        char line[1024];
+
+        report_pool_line(line, sizeof(line), p, o);
+        fprintf(f, "%s\n", line);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct plan_node *n = &p->nodes[i];
                 const char *note = "";

@@ -79,7 +79,7 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
         for (size_t i = 0; i < p->n_reserves && !stop_requested(shared->stop); i++) {
                 struct reserve_run *rr = &runs[i];
                 _cleanup_(freep) struct fault_worker *workers = NULL;
-                _cleanup_(freep) struct job *jobs = NULL;
+                _cleanup_(freep) struct task *jobs = NULL;
                 _cleanup_(closep) int fd = -1;
                 uint64_t t0 = now_ns();
                 size_t n = 0;
@@ -97,8 +97,8 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 }
                 if (r >= 0) {
                         for (size_t k = 0; k < n; k++)
-                                jobs[k] = (struct job) { fault_worker_run, &workers[k] };
-                        r = executor_run(jobs, n, shared->stop, 1000, shared->tick, shared->tick_data);
+                                jobs[k] = (struct task) { fault_worker_run, &workers[k] };
+                        r = executor_run(jobs, n, shared->stop, shared->tick_ms ?: 1000, shared->tick, shared->tick_data);
                 }
                 rr->threads = fault_pool_threads_used(&rr->fault);
                 for (size_t k = 0; k < rr->fault.n_nodes; k++) {

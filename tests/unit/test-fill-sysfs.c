@@ -247,7 +247,7 @@ static void wait_only(void *arg) {
 
 TEST(test_executor_signal) {
         struct stop stop;
-        struct job jobs[3] = {
+        struct task jobs[3] = {
                 { wait_only, &stop },
                 { raise_and_wait, &stop },
                 { wait_only, &stop },
@@ -271,10 +271,10 @@ static void tick(void *arg) {
 TEST(test_executor_jobs) {
         _Atomic unsigned count = 0;
         struct stop stop;
-        struct job jobs[8];
+        struct task jobs[8];
 
         for (size_t i = 0; i < ELEMENTSOF(jobs); i++)
-                jobs[i] = (struct job) { add_one, &count };
+                jobs[i] = (struct task) { add_one, &count };
         stop_init(&stop);
         CHECK_EQ(executor_run(jobs, ELEMENTSOF(jobs), &stop, 10, tick, NULL), 0);
         CHECK_EQ(count, 8);
@@ -286,7 +286,7 @@ TEST(test_executor_jobs) {
 TEST(test_threaded_fill_with_hook) {
         struct setup s;
         struct sysfs_fill f;
-        struct job job = { sysfs_fill_run, &f };
+        struct task job = { sysfs_fill_run, &f };
 
         setup(&s, 2, "2M:100", false); /* 10 steps of 10 pages */
         s.shared.step_pages = 10;
