@@ -133,7 +133,7 @@ static void help(void) {
                "Time each fill method at 1, 2, 4, ... threads per node and recommend a setting.\n"
                "The pools are put back as found after every run.\n\n"
                "     --page-size SIZE   Page size to fill (default 2M)\n"
-               "     --size SIZE        Memory to fill per node (default 1G, at most half its free memory)\n"
+               "     --size SIZE        Memory to fill per node (default 1G, at most half its memory)\n"
                "     --runs N           Runs per setting; the median counts (default 3)\n"
                "     --json             Machine-readable output\n"
                "     --root DIR         Use DIR/sys and DIR/proc\n");
