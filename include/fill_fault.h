@@ -34,6 +34,7 @@ struct fault_pool {
         struct fault_node *nodes; /* one per GROW node of the plan */
         size_t n_nodes;
         uint64_t overcommit_found;
+        uint64_t surplus_found; /* surplus pages of the size before the workers ran */
         bool overcommit_raised;
         int error;
         char error_what[192];
@@ -58,9 +59,10 @@ int fault_pool_prepare_file(struct fault_pool *fp, struct fill_shared *shared, c
 /* The workers of @fp, to run on an executor; *ret_n of them. */
 int fault_pool_workers(struct fault_pool *fp, struct fault_worker **ret, size_t *ret_n);
 void fault_worker_run(void *arg);
-/* Takes the faulted surplus pages into the pool as persistent pages (a per-node write of
- * nr_hugepages that adjusts the surplus, no allocation), and leaves the rest of each node's
- * shortfall to the sysfs method. Call after the workers, before fault_pool_release(). */
+/* Takes the faulted surplus pages into the pool as persistent pages (one global write of
+ * nr_hugepages that adjusts the surplus, no allocation). Call after the workers, then
+ * fault_pool_release(); the rest of each node's shortfall is the sysfs method's after that,
+ * once no surplus is left to confuse per-node writes. */
 int fault_pool_adopt(struct fault_pool *fp);
 /* Unmaps and puts nr_overcommit_hugepages back. Safe on every path, and twice. */
 void fault_pool_release(struct fault_pool *fp);

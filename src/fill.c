@@ -90,11 +90,16 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 for (size_t j = 0; j < runs[i].fault.n_nodes; j++)
                         note_error(&runs[i], atomic_load(&runs[i].fault.nodes[j].error), "MADV_POPULATE_WRITE");
                 /* Pages faulted so far are adopted on every path, as the sysfs method keeps the
-                 * pages it got when stopped. */
-                if (fault_pool_adopt(&runs[i].fault) < 0)
+                 * pages it got when stopped; then the mappings go (the adopted pages stay in
+                 * the pool, free) and the overcommit value is put back, before any per-node
+                 * write of the top-up. */
+                r = fault_pool_adopt(&runs[i].fault);
+                fault_pool_release(&runs[i].fault);
+                if (r < 0 || runs[i].fault.error)
                         note_error(&runs[i], runs[i].fault.error, runs[i].fault.error_what);
                 else if (!runs[i].error)
                         jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
+                r = 0;
         }
         if (n_tasks > 0)
                 r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick ? shared->tick : tick,

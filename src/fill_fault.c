@@ -138,6 +138,7 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
         r = read_u64_at(shared->rootfd, path, &surplus);
         if (r < 0)
                 return set_error(fp, r, path);
+        fp->surplus_found = surplus;
         want = surplus + shortfall;
         if (want > fp->overcommit_found) {
                 (void) global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
@@ -251,28 +252,25 @@ unsigned fault_pool_threads_used(struct fault_pool *fp) {
 }
 
 int fault_pool_adopt(struct fault_pool *fp) {
-        const struct plan_pool *plan = fp->plan;
         struct fill_shared *s = fp->shared;
+        uint64_t nr;
         char path[160];
         int r;
 
-        for (size_t i = 0; i < fp->n_nodes; i++) {
-                const struct plan_node *pn = &plan->nodes[fp->nodes[i].plan_idx];
-                uint64_t got = atomic_load(&fp->nodes[i].faulted);
-
-                if (got == 0)
-                        continue;
-                /* Writing the node's count turns the node's surplus pages into persistent ones
-                 * (set_max_huge_pages() adjusts the surplus before it allocates anything). Ask
-                 * for what was faulted only: the rest of the shortfall, if any, is the sysfs
-                 * method's, in steps and with retries. */
-                r = pool_write_nr(s->rootfd, s->t, pn->node, plan->page_size, MIN(pn->now + got, pn->target));
-                if (r < 0) {
-                        (void) pool_path(path, sizeof(path), s->t, pn->node, plan->page_size, "nr_hugepages");
-                        return set_error(fp, r, path);
-                }
-        }
-        return 0;
+        if (fp->n_nodes == 0)
+                return 0;
+        /* One global write of nr_hugepages = persistent pages + the surplus the workers made,
+         * i.e. nr_hugepages - the surplus found before: set_max_huge_pages() turns that much
+         * surplus into persistent pages and allocates nothing, and the pages stay on the nodes
+         * they were faulted on. Not per node: before Linux 6.6 ("mm/hugetlb: fix nodes huge
+         * page allocation when there are surplus pages") a node's write counted the other
+         * nodes' surplus pages as persistent and allocated that many more on the node. Pages of
+         * partly faulted chunks are in that surplus too: adopted, on their (bound) node. */
+        (void) global_path(path, sizeof(path), fp->plan->page_size, "nr_hugepages");
+        r = read_u64_at(s->rootfd, path, &nr);
+        if (r >= 0 && nr > fp->surplus_found)
+                r = write_u64_at(s->rootfd, path, nr - fp->surplus_found);
+        return r < 0 ? set_error(fp, r, path) : 0;
 }
 
 void fault_pool_release(struct fault_pool *fp) {

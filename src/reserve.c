@@ -62,8 +62,7 @@ static int create_file(struct reserve_run *r) {
         fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return fail(r, -errno, r->path);
-        if (ftruncate(fd, (off_t) (pr->pool.target_total * pr->pool.page_size)) < 0 ||
-            fchown(fd, pr->uid, pr->gid) < 0) {
+        if (ftruncate(fd, (off_t) (pr->pool.target_total * pr->pool.page_size)) < 0) {
                 int error = -errno;
 
                 (void) close(fd);
@@ -121,7 +120,11 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                         (void) unlink(rr->path);
                         continue;
                 }
-                if (fchmod(fd, rr->plan->mode) < 0) {
+                /* Group first, then the mode while the file is still ours (CAP_FOWNER is gone),
+                 * then the owner (CAP_CHOWN is kept for this): at no point can anyone but root
+                 * and the intended owner and group open it. */
+                if (fchown(fd, (uid_t) -1, rr->plan->gid) < 0 || fchmod(fd, rr->plan->mode) < 0 ||
+                    fchown(fd, rr->plan->uid, (gid_t) -1) < 0) {
                         fail(rr, -errno, rr->path);
                         (void) unlink(rr->path);
                 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs the dependencies, builds, and runs the whole test suite: unit and root tests with gcc,
-# with clang, under AddressSanitizer+UndefinedBehaviorSanitizer, and the threaded tests under
-# ThreadSanitizer. Prints "N passed, N failed, N skipped" at the end; exits non-zero on failure.
+# the VM tests (QEMU guests with several NUMA nodes), unit tests with clang, unit and root tests
+# under AddressSanitizer+UndefinedBehaviorSanitizer and under ThreadSanitizer. Prints "N passed, N failed, N skipped" at the end; exits non-zero on failure.
 set -eu
 cd "$(dirname "$0")/.."
 tools/setup.sh --test
@@ -37,6 +37,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 run_suite gcc build "unit root"
+run_suite vm build "vm"
 CC=clang run_suite clang build-clang "unit"
 run_suite asan+ubsan build-asan "unit root" -Db_sanitize=address,undefined -Db_lundef=false
 run_suite tsan build-tsan "unit root" -Db_sanitize=thread
