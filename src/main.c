@@ -2,6 +2,7 @@
 /* hpfilld: parse the command line, load the configuration, plan, fill, report. */
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,8 +12,14 @@
 #include <time.h>
 
 #include "bench.h"
+#include "caps.h"
+#include "cmdline.h"
 #include "conf.h"
+#include "daemon.h"
+#include "fileio.h"
 #include "job.h"
+#include "lastfill.h"
+#include "notify.h"
 #include "config.h"
 #include "executor.h"
 #include "fill.h"
@@ -23,6 +30,7 @@
 #include "pool.h"
 #include "report.h"
 #include "reserve.h"
+#include "status.h"
 #include "topology.h"
 
 
@@ -36,8 +44,10 @@ static size_t arg_n_release;
 static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set;
 
 static void help(void) {
-        printf("Usage: hpfilld --once [OPTIONS...]\n"
+        printf("Usage: hpfilld [OPTIONS...]            fill, then stay as a daemon (systemd Type=notify)\n"
+               "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
                "       hpfilld --release NAME...\n"
+               "       hpfilld status [--json]\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
                "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
                "  -h --help                 Show this help\n"
@@ -200,8 +210,6 @@ static int parse_argv(int argc, char *argv[]) {
         }
         if (optind < argc)
                 return usage_error("unexpected argument '%s'", argv[optind]);
-        if (!arg_once && arg_n_release == 0)
-                return usage_error("The daemon mode is not in this version; use --once");
         if (arg_n_release > 0 && (arg_dry_run || arg_cli.n_pools || arg_cli.n_reserves))
                 return usage_error("--release is done on its own: no --pool, --reserve or --dry-run with it");
         return 1;
@@ -254,8 +262,10 @@ static int release(int rootfd) {
         return ret;
 }
 
-/* Configuration files, then the command line on top: --pool replaces every [Pool]. */
+/* Configuration files, then the kernel command line, then the command line on top: --pool
+ * replaces every [Pool]. Called again on every reload. */
 static int load_config(int rootfd, struct config *c) {
+        char cmdline[4096];
         struct error e = {};
         int r;
 
@@ -265,6 +275,11 @@ static int load_config(int rootfd, struct config *c) {
                 r = config_load_default(c, rootfd, &e);
         if (r < 0)
                 return log_error_errno(r, "%s", e.msg);
+        if (read_line_at(rootfd, "proc/cmdline", cmdline, sizeof(cmdline)) >= 0) {
+                r = cmdline_apply(cmdline, c, &e);
+                if (r < 0)
+                        return log_error_errno(r, "%s", e.msg);
+        }
 
         if (arg_mode_set)
                 c->mode = arg_cli.mode;
@@ -274,24 +289,45 @@ static int load_config(int rootfd, struct config *c) {
                 c->min_percent = arg_cli.min_percent;
         if (arg_shrink_set)
                 c->shrink = arg_cli.shrink;
-        if (arg_cli.n_pools > 0) {
+        if (arg_cli.n_pools > 0)
                 config_drop_pools(c);
-                c->pools = TAKE_PTR(arg_cli.pools);
-                c->n_pools = arg_cli.n_pools;
-                arg_cli.n_pools = 0;
+        for (size_t i = 0; i < arg_cli.n_pools; i++) {
+                struct pool_spec spec = arg_cli.pools[i];
+
+                r = amount_copy(&spec.amount, &arg_cli.pools[i].amount);
+                if (r >= 0)
+                        r = config_put_pool(c, &spec);
+                if (r < 0)
+                        return log_error_errno(r, "Out of memory");
         }
-        if (arg_cli.n_reserves > 0) {
+        if (arg_cli.n_reserves > 0)
                 config_drop_reserves(c);
-                c->reserves = TAKE_PTR(arg_cli.reserves);
-                c->n_reserves = arg_cli.n_reserves;
-                arg_cli.n_reserves = 0;
-        }
+        for (size_t i = 0; i < arg_cli.n_reserves; i++)
+                if (config_put_reserve(c, &arg_cli.reserves[i]) < 0)
+                        return log_error_errno(-ENOMEM, "Out of memory");
         for (size_t i = 0; i < c->n_reserves; i++) {
                 r = resolve_owner(&c->reserves[i]);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner. Writing
+ * the pool files takes none as root, their owner. Not root: nothing to drop. */
+static int drop_privileges(const struct config *c) {
+        uint64_t keep = 0, eff;
+        int r;
+
+        for (size_t i = 0; i < c->n_reserves; i++)
+                if (c->reserves[i].uid != 0 || c->reserves[i].gid != 0)
+                        keep |= UINT64_C(1) << CAP_CHOWN;
+        if (caps_effective(&eff) < 0 || !(eff & (UINT64_C(1) << CAP_SETPCAP)))
+                return 0;
+        r = caps_drop_all_but(keep);
+        if (r >= 0 && caps_effective(&eff) >= 0)
+                log_debug("Capabilities left: 0x%" PRIx64, eff);
+        return r;
 }
 
 int main(int argc, char *argv[]) {
@@ -303,6 +339,8 @@ int main(int argc, char *argv[]) {
         log_open();
         if (argc > 1 && strcmp(argv[1], "bench") == 0)
                 return bench_main(argc - 1, argv + 1);
+        if (argc > 1 && strcmp(argv[1], "status") == 0)
+                return status_main(argc - 1, argv + 1);
         stop_init(&stop);
         r = parse_argv(argc, argv);
         if (r <= 0) {
@@ -327,23 +365,40 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
         if (load_config(rootfd, &config) < 0) {
+                /* under systemd, the unit's status says why it did not start */
+                if (!arg_once)
+                        (void) notifyf("STATUS=Bad configuration, see the log\nERRNO=%d", EINVAL);
                 ret = EXIT_USAGE;
                 goto out;
         }
-        if (config.n_pools == 0 && config.n_reserves == 0) {
+        if (config.n_pools == 0 && config.n_reserves == 0 && (arg_once || arg_dry_run)) {
                 log_info("No pools configured, nothing to do");
                 ret = EXIT_OK;
                 goto out;
         }
+        r = drop_privileges(&config);
+        if (r < 0) {
+                log_error_errno(r, "Cannot drop capabilities: %m");
+                goto out;
+        }
+        if (!arg_once && !arg_dry_run) {
+                ret = daemon_run(rootfd, strcmp(arg_root, "/") == 0, load_config);
+                goto out;
+        }
 
-        ret = job_run(&(struct job) {
-                              .rootfd = rootfd,
-                              .host = strcmp(arg_root, "/") == 0,
-                              .dry_run = arg_dry_run,
-                              .stop = &stop,
-                              .report = stdout,
-                      },
-                      &config);
+        struct job j = {
+                .rootfd = rootfd,
+                .host = strcmp(arg_root, "/") == 0,
+                .dry_run = arg_dry_run,
+                .stop = &stop,
+                .report = stdout,
+        };
+        ret = job_run(&j, &config);
+        if (!arg_dry_run && ret != EXIT_USAGE) {
+                r = lastfill_write(rootfd, ret, j.summary);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
+        }
 out:
         config_done(&config);
         config_done(&arg_cli);

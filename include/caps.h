@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* Giving up privileges after setup: every capability but those still needed, bounding and
+ * ambient sets included, and no new privileges through exec. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Keeps only the capabilities in @keep (a mask of 1 << CAP_*) in the permitted and effective
+ * sets; empties the inheritable, ambient and bounding sets; sets PR_SET_NO_NEW_PRIVS. Call
+ * before any thread is started: capabilities are per thread. */
+int caps_drop_all_but(uint64_t keep);
+/* The effective set of the calling thread. */
+int caps_effective(uint64_t *ret);

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* hpfilld status: the pools per size and node, and the last fill; for any user. */
+#pragma once
+
+/* argv[0] is "status". Returns an exit status. */
+int status_main(int argc, char *argv[]);

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Giving up privileges after setup: every capability but those still needed, bounding and
+ * ambient sets included, and no new privileges through exec. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "config.h"
+#include "fileio.h"
+
+#if HAVE_LIBCAP
+#include <sys/capability.h>
+#endif
+
+/* The highest capability this kernel knows, from /proc (CAP_LAST_CAP of the headers may be
+ * older or newer than the kernel). */
+static unsigned last_cap(void) {
+        uint64_t v;
+
+        if (read_u64_at(AT_FDCWD, "/proc/sys/kernel/cap_last_cap", &v) >= 0 && v < 64)
+                return (unsigned) v;
+        return CAP_LAST_CAP;
+}
+
+static int drop_bounding(uint64_t keep) {
+        for (unsigned c = 0; c <= last_cap(); c++) {
+                if (keep & (UINT64_C(1) << c))
+                        continue;
+                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+                        return -errno;
+        }
+        return 0;
+}
+
+#if HAVE_LIBCAP
+static int set_caps(uint64_t keep) {
+        cap_value_t list[64];
+        int n = 0, r = 0;
+        cap_t caps;
+
+        for (unsigned c = 0; c <= last_cap(); c++)
+                if (keep & (UINT64_C(1) << c))
+                        list[n++] = (cap_value_t) c;
+        caps = cap_init(); /* all clear */
+        if (!caps)
+                return -errno;
+        if (n > 0 && (cap_set_flag(caps, CAP_PERMITTED, n, list, CAP_SET) < 0 ||
+                      cap_set_flag(caps, CAP_EFFECTIVE, n, list, CAP_SET) < 0))
+                r = -errno;
+        if (r >= 0 && cap_set_proc(caps) < 0)
+                r = -errno;
+        (void) cap_free(caps);
+        if (r >= 0 && cap_reset_ambient() < 0 && errno != EINVAL)
+                r = -errno;
+        return r;
+}
+#else
+static int set_caps(uint64_t keep) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+
+        d[0].permitted = d[0].effective = (uint32_t) keep;
+        d[1].permitted = d[1].effective = (uint32_t) (keep >> 32);
+        if (syscall(SYS_capset, &h, d) < 0)
+                return -errno;
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                return -errno;
+        return 0;
+}
+#endif
+
+int caps_drop_all_but(uint64_t keep) {
+        int r;
+
+        /* the bounding set first: dropping from it needs CAP_SETPCAP, which goes next */
+        r = drop_bounding(keep);
+        if (r < 0)
+                return r;
+        r = set_caps(keep);
+        if (r < 0)
+                return r;
+        return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+int caps_effective(uint64_t *ret) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+
+        if (syscall(SYS_capget, &h, d) < 0)
+                return -errno;
+        *ret = (uint64_t) d[0].effective | ((uint64_t) d[1].effective << 32);
+        return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* The record of the last fill (run/hpfilld/last-fill.json), for `hpfilld status`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lastfill.h"
+#include "macro.h"
+
+void json_escape(char *buf, size_t size, const char *s) {
+        size_t n = 0;
+
+        for (; *s && n + 7 < size; s++) {
+                unsigned char c = (unsigned char) *s;
+
+                if (c == '"' || c == '\\') {
+                        buf[n++] = '\\';
+                        buf[n++] = (char) c;
+                } else if (c < 0x20)
+                        n += (size_t) snprintf(buf + n, size - n, "\\u%04x", c);
+                else
+                        buf[n++] = (char) c;
+        }
+        buf[n] = 0;
+}
+
+int lastfill_write(int rootfd, int exit_status, const char *summary) {
+        _cleanup_(closep) int fd = -1;
+        char escaped[4096], text[4400];
+        struct timespec ts;
+        int n;
+
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        json_escape(escaped, sizeof(escaped), summary);
+        n = snprintf(text, sizeof(text), "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%s\"}\n",
+                     (long long) ts.tv_sec, exit_status, escaped);
+        if (n < 0 || (size_t) n >= sizeof(text))
+                return -E2BIG;
+        if (mkdirat(rootfd, "run", 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (mkdirat(rootfd, LASTFILL_DIR, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        fd = openat(rootfd, LASTFILL_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, text, (size_t) n) != n)
+                return errno ? -errno : -EIO;
+        if (fchmod(fd, 0644) < 0)
+                return -errno;
+        if (renameat(rootfd, LASTFILL_FILE ".tmp", rootfd, LASTFILL_FILE) < 0)
+                return -errno;
+        return 0;
+}

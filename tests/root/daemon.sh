@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The daemon under a real NOTIFY_SOCKET (tests/root/notify.py does the talking), and
+# `hpfilld status` as root and as nobody.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+pool2m_set 0
+python3 "$(dirname "$0")/notify.py" "$HPFILLD" "$first" || fail "notify.py"
+
+# status: the pools per node, readable by anyone; the last fill recorded
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=24"
+expect_rc 0 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" status
+expect_in "$WORK/out" "^SIZE +NODE +PAGES +FREE +SURPLUS$"
+expect_in "$WORK/out" "^2M +node$first +24 +24 +0$"
+expect_rc 0 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" status --json
+python3 - "$WORK/out" "$first" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for p in d["pools"] if p["page_size"] == 2 << 20][0]
+n = [n for n in p["nodes"] if n["node"] == int(sys.argv[2])][0]
+assert n["pages"] == 24 and n["free"] == 24 and n["surplus"] == 0, n
+assert d["last_fill"] is not None and "2M pool: 24/24 pages" in d["last_fill"]["summary"], d["last_fill"]
+assert d["last_fill"]["exit_status"] == 0
+PY
+echo PASS

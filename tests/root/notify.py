@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The daemon under a real NOTIFY_SOCKET: STATUS before READY, READY only with the pools at
+target, RELOADING then READY on SIGHUP, STOPPING on SIGTERM and exit 0; capabilities dropped.
+Waits on the daemon's own messages (with a time limit against hangs), never on the clock."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+
+HP = "/sys/kernel/mm/hugepages/hugepages-2048kB"
+NODE = "/sys/devices/system/node/node%s/hugepages/hugepages-2048kB/nr_hugepages"
+LIMIT = 60  # seconds: a hang fails the test instead of blocking CI
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def nr(node):
+    with open(NODE % node) as f:
+        return int(f.read())
+
+
+def main():
+    hpfilld, node = sys.argv[1], sys.argv[2]
+    work = tempfile.mkdtemp(prefix="hpfilld-notify-")
+    path = os.path.join(work, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(LIMIT)
+    env = dict(os.environ, NOTIFY_SOCKET=path)
+    messages = []
+
+    def until(word):
+        """Messages until one containing @word; all of them are kept in order."""
+        while True:
+            try:
+                m = sock.recv(4096).decode()
+            except socket.timeout:
+                fail("no %s within %d s; got %r" % (word, LIMIT, messages))
+            messages.append(m)
+            if word in m.split("\n"):
+                return m
+            if word.endswith("=") and any(l.startswith(word) for l in m.split("\n")):
+                return m
+
+    with open(os.path.join(work, "a.conf"), "w") as f:
+        f.write("[Pool]\nPageSize=2M\nAmount=node%s=40\n" % node)
+    d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        until("READY=1")
+        if nr(node) != 40:
+            fail("READY=1 with node%s at %d pages, not 40" % (node, nr(node)))
+        first_ready = next(i for i, m in enumerate(messages) if "READY=1" in m.split("\n"))
+        if not any(l.startswith("STATUS=") for m in messages[:first_ready] for l in m.split("\n")):
+            fail("no STATUS= before READY=1: %r" % messages)
+        if "2M pool: 40/40 pages" not in messages[first_ready] and \
+                not any("2M pool: 40/40 pages" in m for m in messages[first_ready:first_ready + 2]):
+            # the final STATUS comes with or just before READY
+            if not any("2M pool: 40/40 pages" in m for m in messages):
+                fail("no final STATUS with the report: %r" % messages)
+
+        with open("/proc/%d/status" % d.pid) as f:
+            caps = [l for l in f if l.startswith(("CapEff", "CapPrm", "CapBnd", "CapAmb", "NoNewPrivs"))]
+        for l in caps:
+            k, v = l.split(":")
+            v = v.strip()
+            if k == "NoNewPrivs" and v != "1":
+                fail("NoNewPrivs is %s" % v)
+            if k != "NoNewPrivs" and int(v, 16) != 0:
+                fail("%s is %s, expected none" % (k, v))
+
+        # reload with a bigger pool: RELOADING=1, then READY=1 with the new target met
+        with open(os.path.join(work, "a.conf"), "w") as f:
+            f.write("[Pool]\nPageSize=2M\nAmount=node%s=60\n" % node)
+        n = len(messages)
+        d.send_signal(signal.SIGHUP)
+        until("RELOADING=1")
+        if not any(l.startswith("MONOTONIC_USEC=") for l in messages[-1].split("\n")):
+            fail("RELOADING=1 without MONOTONIC_USEC=: %r" % messages[-1])
+        until("READY=1")
+        if nr(node) != 60:
+            fail("READY=1 after reload with node%s at %d pages, not 60" % (node, nr(node)))
+
+        # a bad configuration on reload: the old one stays, the daemon stays up
+        with open(os.path.join(work, "a.conf"), "w") as f:
+            f.write("[Pool]\nPageSize=2M\nAmount=bogus\n")
+        d.send_signal(signal.SIGHUP)
+        until("RELOADING=1")
+        until("READY=1")
+        if d.poll() is not None:
+            fail("a bad reload stopped the daemon")
+
+        d.send_signal(signal.SIGTERM)
+        until("STOPPING=1")
+        rc = d.wait(timeout=LIMIT)
+        if rc != 0:
+            fail("exit status %d after SIGTERM; stderr: %s" % (rc, d.stderr.read()))
+        err = d.stderr.read()
+        if "2M pool: 40/40 pages" not in err or "Reload failed" not in err:
+            fail("the log lacks the one-line report or the reload failure: %s" % err)
+        if nr(node) != 60:
+            fail("the pool changed on stop without ReleaseOnStop: %d" % nr(node))
+
+        # ReleaseOnStop=yes: SIGTERM gives back what the daemon added, down to what it found
+        found = nr(node)
+        with open(os.path.join(work, "a.conf"), "w") as f:
+            f.write("[Fill]\nReleaseOnStop=yes\n[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, found + 30))
+        messages.clear()
+        d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        until("READY=1")
+        if nr(node) != found + 30:
+            fail("ReleaseOnStop: READY=1 at %d pages" % nr(node))
+        d.send_signal(signal.SIGTERM)
+        until("STOPPING=1")
+        if d.wait(timeout=LIMIT) != 0 or nr(node) != found:
+            fail("ReleaseOnStop: exit %s, node%s at %d pages, expected %d" % (d.returncode, node, nr(node), found))
+
+        # a bad configuration at start: no READY=1, a STATUS and ERRNO saying so, exit 2
+        with open(os.path.join(work, "a.conf"), "w") as f:
+            f.write("[Pool]\nPageSize=2M\nAmount=node%s=0\n" % node)
+        messages.clear()
+        d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        rc = d.wait(timeout=LIMIT)
+        until("ERRNO=")
+        if rc != 2 or any("READY=1" in m.split("\n") for m in messages):
+            fail("bad configuration at start: exit %d, messages %r" % (rc, messages))
+    finally:
+        if d.poll() is None:
+            d.kill()
+        sock.close()
+        os.unlink(path)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's pure parts: memory-online uevents, the last-fill record, notifications without
+ * a socket. */
+#include "daemon.h"
+#include "fake-root.h"
+#include "fileio.h"
+#include "lastfill.h"
+#include "notify.h"
+#include "test.h"
+
+#define UEVENT(s) s, sizeof(s) - 1
+
+TEST(test_uevents) {
+        CHECK(uevent_is_memory_online(UEVENT("online@/devices/system/memory/memory40\0ACTION=online\0"
+                                             "DEVPATH=/devices/system/memory/memory40\0SUBSYSTEM=memory\0SEQNUM=1\0")));
+        CHECK(!uevent_is_memory_online(UEVENT("offline@/devices/system/memory/memory40\0ACTION=offline\0"
+                                              "SUBSYSTEM=memory\0")));
+        CHECK(!uevent_is_memory_online(UEVENT("online@/devices/system/cpu/cpu1\0ACTION=online\0SUBSYSTEM=cpu\0")));
+        CHECK(!uevent_is_memory_online(UEVENT("add@/devices/system/memory/memory41\0ACTION=add\0SUBSYSTEM=memory\0")));
+        /* udev's re-broadcasts are not the kernel's */
+        CHECK(!uevent_is_memory_online(UEVENT("libudev\0ACTION=online\0SUBSYSTEM=memory\0")));
+        CHECK(!uevent_is_memory_online("", 0));
+        /* no terminating NUL on the last field */
+        CHECK(uevent_is_memory_online("x@y\0SUBSYSTEM=memory\0ACTION=online", 35));
+}
+
+TEST(test_json_escape) {
+        char buf[64];
+
+        json_escape(buf, sizeof(buf), "a \"b\" \\ c\n");
+        CHECK(strcmp(buf, "a \\\"b\\\" \\\\ c\\u000a") == 0);
+        json_escape(buf, 10, "0123456789abcdef");
+        CHECK(strlen(buf) < 10);
+}
+
+TEST(test_lastfill) {
+        struct fake_root r;
+        char *text = NULL;
+
+        fake_root_new(&r);
+        CHECK_EQ(lastfill_write(r.fd, 3, "2M pool: 1/2 pages \"short\""), 0);
+        CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 4096, &text, NULL), 0);
+        CHECK_STR_CONTAINS(text, "\"exit_status\": 3");
+        CHECK_STR_CONTAINS(text, "\"summary\": \"2M pool: 1/2 pages \\\"short\\\"\"}");
+        free(text);
+        /* written again: replaced whole */
+        CHECK_EQ(lastfill_write(r.fd, 0, "ok"), 0);
+        CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 4096, &text, NULL), 0);
+        CHECK_STR_CONTAINS(text, "\"summary\": \"ok\"}\n");
+        free(text);
+        fake_root_free(&r);
+}
+
+TEST(test_notify_without_socket) {
+        unsetenv("NOTIFY_SOCKET");
+        CHECK_EQ(notifyf("READY=1"), 0);
+        setenv("WATCHDOG_USEC", "2000000", 1);
+        setenv("WATCHDOG_PID", "1", 1); /* not us */
+        CHECK_EQ(notify_watchdog_usec(), 0);
+        unsetenv("WATCHDOG_PID");
+        CHECK_EQ(notify_watchdog_usec(), 2000000);
+        unsetenv("WATCHDOG_USEC");
+        CHECK_EQ(notify_watchdog_usec(), 0);
+}
+
+int main(void) {
+        RUN(test_uevents);
+        RUN(test_json_escape);
+        RUN(test_lastfill);
+        RUN(test_notify_without_socket);
+        return 0;
+}
