@@ -6,9 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Keeps only the capabilities in @keep (a mask of 1 << CAP_*) in the permitted and effective
- * sets; empties the inheritable, ambient and bounding sets; sets PR_SET_NO_NEW_PRIVS. Call
- * before any thread is started: capabilities are per thread. */
+/* Keeps only the capabilities in @keep (a mask of 1 << CAP_*) that we have in the permitted
+ * and effective sets; empties the inheritable and ambient sets, and the bounding set when
+ * CAP_SETPCAP allows; sets PR_SET_NO_NEW_PRIVS. Call before any thread is started:
+ * capabilities are per thread. */
 int caps_drop_all_but(uint64_t keep);
 /* The effective set of the calling thread. */
 int caps_effective(uint64_t *ret);

@@ -10,6 +10,8 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 /* Call once at start: decides whether lines get "<N>" prefixes (stderr connected to journald). */
 void log_open(void);
+/* From now on, messages go to the kernel log (/dev/kmsg), as in an initramfs. */
+int log_open_kmsg(void);
 
 /* Returns -@error (or -EIO for 0), so callers can 'return log_error_errno(r, ...)'. */
 int log_full_errno(int level, int error, const char *fmt, ...) _printf_(3, 4);

@@ -76,12 +76,19 @@ static int set_caps(uint64_t keep) {
 #endif
 
 int caps_drop_all_but(uint64_t keep) {
+        uint64_t eff = 0;
         int r;
 
-        /* the bounding set first: dropping from it needs CAP_SETPCAP, which goes next */
-        r = drop_bounding(keep);
-        if (r < 0)
-                return r;
+        /* The bounding set first: dropping from it needs CAP_SETPCAP, which goes next. Without
+         * CAP_SETPCAP (a unit's CapabilityBoundingSet= took it) the bounding set is the unit's
+         * already. */
+        (void) caps_effective(&eff);
+        if (eff & (UINT64_C(1) << CAP_SETPCAP)) {
+                r = drop_bounding(keep);
+                if (r < 0)
+                        return r;
+        }
+        keep &= eff; /* capset() cannot add what we do not have */
         r = set_caps(keep);
         if (r < 0)
                 return r;

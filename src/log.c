@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Logging to stderr, with syslog priority prefixes when stderr is the journal. For main and the executor. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 static int max_level = LOG_INFO;
 static bool prefix_priority;
+static int kmsg_fd = -1;
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -29,6 +31,17 @@ void log_open(void) {
                           st.st_dev == dev && st.st_ino == ino;
 }
 
+int log_open_kmsg(void) {
+        int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+        if (fd < 0)
+                return -errno;
+        if (kmsg_fd >= 0)
+                (void) close(kmsg_fd);
+        kmsg_fd = fd;
+        return 0;
+}
+
 int log_full_errno(int level, int error, const char *fmt, ...) {
         int saved = errno;
         char buf[2048];
@@ -41,7 +54,10 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
                 va_start(ap, fmt);
                 (void) vsnprintf(buf, sizeof(buf), fmt, ap);
                 va_end(ap);
-                if (prefix_priority)
+                if (kmsg_fd >= 0)
+                        /* one write per record; the kernel log keeps the priority */
+                        (void) dprintf(kmsg_fd, "<%d>hpfilld: %s\n", level, buf);
+                else if (prefix_priority)
                         fprintf(stderr, "<%d>%s\n", level, buf);
                 else
                         fprintf(stderr, "hpfilld: %s\n", buf);

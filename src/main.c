@@ -66,6 +66,8 @@ static void help(void) {
                "     --release NAME         Remove reservation NAME (no --once needed)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
+               "     --log-target stderr|kmsg\n"
+               "                            Where messages go (kmsg: the kernel log, in an initramfs)\n"
                "  -v --verbose              More output\n"
                "  -q --quiet                Errors only\n\n"
                "Exit status: 0 targets met, 1 failure or interrupted, 2 bad usage or configuration,\n"
@@ -83,6 +85,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_SHRINK,
                 ARG_ROOT,
                 ARG_RELEASE,
+                ARG_LOG_TARGET,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -98,6 +101,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
+                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
                 {}
@@ -168,6 +172,14 @@ static int parse_argv(int argc, char *argv[]) {
                 }
                 case 'c':
                         arg_config = optarg;
+                        break;
+                case ARG_LOG_TARGET:
+                        if (strcmp(optarg, "kmsg") == 0) {
+                                r = log_open_kmsg();
+                                if (r < 0)
+                                        log_warning_errno(r, "Cannot open /dev/kmsg: %m, logging to stderr");
+                        } else if (strcmp(optarg, "stderr") != 0)
+                                return usage_error("--log-target '%s': expected stderr or kmsg", optarg);
                         break;
                 case 'm':
                         if (fill_mode_from_string(optarg, &arg_cli.mode) < 0)
@@ -314,7 +326,7 @@ static int load_config(int rootfd, struct config *c) {
 }
 
 /* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner. Writing
- * the pool files takes none as root, their owner. Not root: nothing to drop. */
+ * the pool files takes none as root, their owner. */
 static int drop_privileges(const struct config *c) {
         uint64_t keep = 0, eff;
         int r;
@@ -322,8 +334,6 @@ static int drop_privileges(const struct config *c) {
         for (size_t i = 0; i < c->n_reserves; i++)
                 if (c->reserves[i].uid != 0 || c->reserves[i].gid != 0)
                         keep |= UINT64_C(1) << CAP_CHOWN;
-        if (caps_effective(&eff) < 0 || !(eff & (UINT64_C(1) << CAP_SETPCAP)))
-                return 0;
         r = caps_drop_all_but(keep);
         if (r >= 0 && caps_effective(&eff) >= 0)
                 log_debug("Capabilities left: 0x%" PRIx64, eff);
