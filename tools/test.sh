@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Installs the dependencies, builds, and runs the whole test suite: unit and root tests with gcc,
 # the VM tests (QEMU guests with several NUMA nodes), unit tests with clang, unit and root tests
+# of a build without any optional library, unit and root tests
 # under AddressSanitizer+UndefinedBehaviorSanitizer and under ThreadSanitizer. Prints "N passed, N failed, N skipped" at the end; exits non-zero on failure.
 set -eu
 cd "$(dirname "$0")/.."
@@ -39,6 +40,10 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 run_suite gcc build "unit root"
 run_suite vm build "vm"
 CC=clang run_suite clang build-clang "unit"
+# every optional library left out: the fallbacks (built-in sd_notify, raw capset, no libnuma or
+# libhugetlbfs) run the same unit and root tests
+run_suite minimal build-minimal "unit root" -Dnuma=disabled -Dhugetlbfs=disabled -Dsystemd=disabled \
+        -Dlibcap=disabled -Dman-pages=disabled
 run_suite asan+ubsan build-asan "unit root" -Db_sanitize=address,undefined -Db_lundef=false
 run_suite tsan build-tsan "unit root" -Db_sanitize=thread
 

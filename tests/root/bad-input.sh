@@ -39,7 +39,6 @@ check "--threads-per-node 'x'" --once --threads-per-node x --pool 2M:1
 check "unknown option '--bogus'" --once --bogus
 check "unexpected argument 'extra'" --once extra
 check "needs a value" --once --pool
-check "daemon mode" --pool 2M:1
 check "--root '/nonexistent'" --once --root /nonexistent --pool 2M:1
 
 # config files: file:line in the message, nothing applied
