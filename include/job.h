@@ -38,6 +38,8 @@ struct job {
         void (*progress)(const struct job_status *s, void *userdata);
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
+        char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
+        char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
 };
 
 /* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */

@@ -95,7 +95,7 @@ static int fill(struct daemon *d) {
         if (*j.summary)
                 log_info("%s", j.summary);
         if (!stop_requested(&d->stop))
-                (void) lastfill_write(d->rootfd, r, j.summary);
+                (void) lastfill_write(d->rootfd, r, j.summary, j.advice_cmdline);
         if (r == EXIT_OK)
                 (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
         else

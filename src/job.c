@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "advise.h"
 #include "fill.h"
 #include "job.h"
 #include "kernel_caps.h"
@@ -134,7 +135,24 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
         }
 }
 
-static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves) {
+/* For the pools that came back short: what gets them at the next boot, said once in the
+ * report and kept for `hpfilld status`. */
+static void advise(struct job *j, const struct plan_pool *const *shorts, size_t n, unsigned alloc_threads) {
+        advise_boot(j->advice_cmdline, sizeof(j->advice_cmdline), j->advice_initramfs, sizeof(j->advice_initramfs),
+                    shorts, n, alloc_threads);
+        if (n == 0)
+                return;
+        if (j->report && log_get_max_level() >= LOG_INFO)
+                fprintf(j->report,
+                        "To have these pages at the next boot, add to the kernel command line:\n  %s\n"
+                        "or let hpfilld fill them from the initramfs:\n  %s\n",
+                        j->advice_cmdline, j->advice_initramfs);
+        else
+                log_notice("Next boot: %s (or from the initramfs: %s)", j->advice_cmdline, j->advice_initramfs);
+}
+
+static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
+               const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
         _cleanup_(freep) uint64_t *after = NULL;
         struct progress progress = {};
@@ -150,12 +168,15 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .tick_ms = JOB_TICK_MS,
                 .tick_data = &progress,
         };
+        _cleanup_(freep) const struct plan_pool **shorts = NULL;
+        size_t n_shorts = 0;
         bool failed = false, interrupted = false, short_ = false;
         int r;
 
         runs = calloc(p->n_pools + 1, sizeof(*runs));
+        shorts = calloc(p->n_pools + 1, sizeof(*shorts));
         after = calloc(t->n_nodes + 1, sizeof(*after));
-        if (!runs || !after)
+        if (!runs || !after || !shorts)
                 return log_error_errno(-ENOMEM, "Out of memory");
         progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
 
@@ -192,6 +213,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                         report_pool(j->report, pp, &o);
                 failed |= runs[i].error != 0;
                 interrupted |= runs[i].interrupted;
+                if (plan_pool_obtained(pp, after) < pp->target_total && !runs[i].interrupted && !runs[i].error)
+                        shorts[n_shorts++] = pp;
                 if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
                         short_ = true;
                         if (!runs[i].interrupted && !runs[i].error)
@@ -200,6 +223,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                                             pp->target_total, p->min_percent);
                 }
         }
+        advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 r = reserve_execute(&shared, p, reserves);
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
@@ -223,7 +247,7 @@ int job_run(struct job *j, const struct config *c) {
         struct error e = {};
         int r, ret = EXIT_FAIL;
 
-        j->summary[0] = 0;
+        j->summary[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = 0;
         r = topology_read(j->rootfd, &topo, &e);
         if (r < 0) {
                 log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
@@ -264,7 +288,7 @@ int job_run(struct job *j, const struct config *c) {
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         if (check_writable(j->rootfd, &topo, &plan) < 0)
                 goto out;
-        ret = run(j, &topo, &plan, reserves);
+        ret = run(j, &topo, &plan, reserves, &caps);
 out:
         if (reserves)
                 reserve_runs_done(reserves, plan.n_reserves);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "kernel_caps.h"
@@ -29,6 +30,14 @@ int cmdline_init_on_alloc(const char *cmdline) {
                         value = 0;
         }
         return value;
+}
+
+bool kernel_release_at_least(const char *release, unsigned major, unsigned minor) {
+        unsigned a = 0, b = 0;
+
+        if (sscanf(release, "%u.%u", &a, &b) != 2)
+                return false;
+        return a > major || (a == major && b >= minor);
 }
 
 static bool config_default_on(int rootfd) {
@@ -63,4 +72,12 @@ void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret) {
         }
         /* Kernels before 5.14 reject the advice itself, before looking at the (empty) range. */
         ret->populate_write = host && madvise(NULL, 0, MADV_POPULATE_WRITE) == 0;
+        ret->boot_alloc_threads = 0;
+        if (host) {
+                struct utsname u;
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+                if (uname(&u) >= 0 && kernel_release_at_least(u.release, 6, 15) && cpus > 0)
+                        ret->boot_alloc_threads = (unsigned) cpus;
+        }
 }

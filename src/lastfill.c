@@ -28,16 +28,18 @@ void json_escape(char *buf, size_t size, const char *s) {
         buf[n] = 0;
 }
 
-int lastfill_write(int rootfd, int exit_status, const char *summary) {
+int lastfill_write(int rootfd, int exit_status, const char *summary, const char *advice) {
         _cleanup_(closep) int fd = -1;
-        char escaped[4096], text[4400];
+        char escaped[4096], escaped_advice[2048], text[6600];
         struct timespec ts;
         int n;
 
         (void) clock_gettime(CLOCK_REALTIME, &ts);
         json_escape(escaped, sizeof(escaped), summary);
-        n = snprintf(text, sizeof(text), "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%s\"}\n",
-                     (long long) ts.tv_sec, exit_status, escaped);
+        json_escape(escaped_advice, sizeof(escaped_advice), advice);
+        n = snprintf(text, sizeof(text),
+                     "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%s\", \"next_boot\": \"%s\"}\n",
+                     (long long) ts.tv_sec, exit_status, escaped, escaped_advice);
         if (n < 0 || (size_t) n >= sizeof(text))
                 return -E2BIG;
         if (mkdirat(rootfd, "run", 0755) < 0 && errno != EEXIST)

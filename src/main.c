@@ -405,7 +405,7 @@ int main(int argc, char *argv[]) {
         };
         ret = job_run(&j, &config);
         if (!arg_dry_run && ret != EXIT_USAGE) {
-                r = lastfill_write(rootfd, ret, j.summary);
+                r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
                 if (r < 0)
                         log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
         }

@@ -83,7 +83,7 @@ static void print_last_fill(const char *json) {
         printf("Last fill: %s, exit status %d\n", date, status);
         /* the summary's pools, one per line; JSON escapes undone for \" and \\ */
         fputs("  ", stdout);
-        for (const char *p = json + n; *p && !(p[0] == '"' && p[1] == '}'); p++) {
+        for (const char *p = json + n; *p && !(p[0] == '"' && (p[1] == '}' || p[1] == ',')); p++) {
                 if (p[0] == '\\' && p[1])
                         p++;
                 else if (p[0] == ';' && p[1] == ' ') {
@@ -93,6 +93,16 @@ static void print_last_fill(const char *json) {
                 putchar(*p);
         }
         putchar('\n');
+        {
+                const char *adv = strstr(json, "\"next_boot\": \"");
+
+                if (adv && adv[strlen("\"next_boot\": \"")] != '"') {
+                        fputs("Next boot, for the pools that came back short:\n  ", stdout);
+                        for (const char *p = adv + strlen("\"next_boot\": \""); *p && *p != '"'; p++)
+                                putchar(*p);
+                        putchar('\n');
+                }
+        }
 }
 
 int status_main(int argc, char *argv[]) {

@@ -38,15 +38,16 @@ TEST(test_lastfill) {
         char *text = NULL;
 
         fake_root_new(&r);
-        CHECK_EQ(lastfill_write(r.fd, 3, "2M pool: 1/2 pages \"short\""), 0);
+        CHECK_EQ(lastfill_write(r.fd, 3, "2M pool: 1/2 pages \"short\"", "hugepagesz=2M hugepages=0:2"), 0);
         CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 4096, &text, NULL), 0);
         CHECK_STR_CONTAINS(text, "\"exit_status\": 3");
-        CHECK_STR_CONTAINS(text, "\"summary\": \"2M pool: 1/2 pages \\\"short\\\"\"}");
+        CHECK_STR_CONTAINS(text, "\"summary\": \"2M pool: 1/2 pages \\\"short\\\"\"");
+        CHECK_STR_CONTAINS(text, "\"next_boot\": \"hugepagesz=2M hugepages=0:2\"}");
         free(text);
         /* written again: replaced whole */
-        CHECK_EQ(lastfill_write(r.fd, 0, "ok"), 0);
+        CHECK_EQ(lastfill_write(r.fd, 0, "ok", ""), 0);
         CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 4096, &text, NULL), 0);
-        CHECK_STR_CONTAINS(text, "\"summary\": \"ok\"}\n");
+        CHECK_STR_CONTAINS(text, "\"summary\": \"ok\", \"next_boot\": \"\"}\n");
         free(text);
         fake_root_free(&r);
 }

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The advisor's boot parameters for pools that came back short. */
+#include "advise.h"
+#include "test.h"
+
+TEST(test_advice) {
+        struct plan_node two[] = { { .node = 0, .target = 512 }, { .node = 1, .target = 256 } };
+        struct plan_node one[] = { { .node = 1, .target = 4 } };
+        struct plan_pool small = { .page_size = UINT64_C(2) << 20, .nodes = two, .n_nodes = 2 };
+        struct plan_pool giant = { .page_size = UINT64_C(1) << 30, .nodes = one, .n_nodes = 1 };
+        const struct plan_pool *both[] = { &giant, &small }, *only_giant[] = { &giant };
+        char cmdline[256], initramfs[256];
+
+        advise_boot(cmdline, sizeof(cmdline), initramfs, sizeof(initramfs), both, 2, 8);
+        CHECK(strcmp(cmdline, "hugepagesz=1G hugepages=1:4 hugepagesz=2M hugepages=0:512,1:256 "
+                              "hugepage_alloc_threads=8") == 0);
+        CHECK(strcmp(initramfs, "hpfilld.pool=1G:node1=4 hpfilld.pool=2M:node0=512,node1=256") == 0);
+
+        /* gigantic pages only, or a kernel without the parameter: no hugepage_alloc_threads= */
+        advise_boot(cmdline, sizeof(cmdline), initramfs, sizeof(initramfs), only_giant, 1, 8);
+        CHECK(strcmp(cmdline, "hugepagesz=1G hugepages=1:4") == 0);
+        advise_boot(cmdline, sizeof(cmdline), initramfs, sizeof(initramfs), both, 2, 0);
+        CHECK(strstr(cmdline, "hugepage_alloc_threads") == NULL);
+
+        /* nothing short: nothing said */
+        advise_boot(cmdline, sizeof(cmdline), initramfs, sizeof(initramfs), both, 0, 8);
+        CHECK(cmdline[0] == 0 && initramfs[0] == 0);
+
+        /* cut to the buffer, still a string */
+        advise_boot(cmdline, 20, initramfs, 10, both, 2, 8);
+        CHECK(strlen(cmdline) == 19 && strlen(initramfs) == 9);
+}
+
+TEST(test_release) {
+        CHECK(kernel_release_at_least("6.18.44-fc-v782", 6, 15));
+        CHECK(kernel_release_at_least("6.15.0", 6, 15));
+        CHECK(!kernel_release_at_least("6.1.0-57-cloud-amd64", 6, 15));
+        CHECK(kernel_release_at_least("7.0", 6, 15));
+        CHECK(!kernel_release_at_least("garbage", 6, 15));
+}
+
+int main(void) {
+        RUN(test_advice);
+        RUN(test_release);
+        return 0;
+}
