@@ -41,6 +41,7 @@ struct fill_shared {
         struct stop *stop;
         uint64_t step_bytes;
         uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
+        uint64_t step_ns;    /* how long a write should take; 0: SYSFS_STEP_NS */
         /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
         uint64_t interrupt_after;
         _Atomic uint64_t steps;

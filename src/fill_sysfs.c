@@ -119,7 +119,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                 dt = now_ns() - t0;
                 if (!s->step_pages && got > cur)
                         /* next write: about SYSFS_STEP_NS at the rate just seen */
-                        step = MAX(UINT64_C(1), SYSFS_STEP_NS / MAX(UINT64_C(1), dt / (got - cur)));
+                        step = MAX(UINT64_C(1), (s->step_ns ?: SYSFS_STEP_NS) / MAX(UINT64_C(1), dt / (got - cur)));
                 if (got > cur)
                         atomic_fetch_add(&f->done, got - cur);
                 fill_count_step(s);

@@ -75,13 +75,25 @@ TEST(test_adaptive_steps) {
         struct setup s;
         struct sysfs_fill f;
 
-        /* The first write asks for step_bytes (10 pages); a fake file "allocates" in microseconds,
-         * so the next write is sized to take the rest of the node at once. */
+        /* The first write asks for step_bytes (10 pages); the next is sized from its rate to
+         * take step_ns. A long step_ns: the rest of the node in one write, however slow the
+         * machine is today. */
         setup(&s, 1, "2M:500", false);
+        s.shared.step_ns = UINT64_C(1000) * 1000 * 1000 * 1000;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 500);
         CHECK_EQ(s.shared.steps, 2);
+        sysfs_fill_done(&f);
+        teardown(&s);
+
+        /* A step_ns shorter than any write: one page a write after the first. */
+        setup(&s, 1, "2M:60", false);
+        s.shared.step_ns = 1;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 60);
+        CHECK_EQ(s.shared.steps, 1 + 50);
         sysfs_fill_done(&f);
         teardown(&s);
 }
