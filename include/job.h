@@ -33,6 +33,7 @@ struct job {
         int rootfd;
         bool host;       /* the root is this machine's "/" */
         bool dry_run;
+        bool keep_reservations; /* a refill: reservations already there stay (a VM may map them) */
         struct stop *stop;
         FILE *report;    /* the report goes here; NULL: none */
         void (*progress)(const struct job_status *s, void *userdata);

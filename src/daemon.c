@@ -79,10 +79,11 @@ static void progress(const struct job_status *st, void *userdata) {
         d->last_added = added;
 }
 
-static int fill(struct daemon *d) {
+static int fill(struct daemon *d, bool again) {
         struct job j = {
                 .rootfd = d->rootfd,
                 .host = d->host,
+                .keep_reservations = again,
                 .stop = &d->stop,
                 .progress = progress,
                 .userdata = d,
@@ -222,7 +223,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
         if (d.config.release_on_stop && remember(&d) < 0)
                 log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
 
-        ret = fill(&d);
+        ret = fill(&d, false);
         if (stop_requested(&d.stop)) {
                 ret = EXIT_OK;
                 goto stopping;
@@ -255,7 +256,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
                 }
                 if (p[1].revents & POLLIN && drain_uevents(uevent_fd)) {
                         log_info("Memory came online, filling again");
-                        (void) fill(&d);
+                        (void) fill(&d, true);
                         if (stop_requested(&d.stop))
                                 break;
                         continue;
@@ -274,7 +275,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
                                 config_done(&d.config);
                                 d.config = fresh;
                         }
-                        (void) fill(&d);
+                        (void) fill(&d, true);
                         if (stop_requested(&d.stop))
                                 break;
                         (void) notifyf("READY=1");

@@ -118,7 +118,9 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                              (r->elapsed_ns + 500000) / 1000000, r->threads, r->threads == 1 ? "" : "s",
                              pp->threads_auto ? ", auto" : "");
                 if (k > 0 && (size_t) k < sizeof(line)) {
-                        if (r->error)
+                        if (r->kept)
+                                (void) snprintf(line + k, sizeof(line) - (size_t) k, ", kept as it was at %s", r->path);
+                        else if (r->error)
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, ", failed: %s: %s", r->error_what,
                                                 strerror(-r->error));
                         else if (r->faulted < pp->target_total)
@@ -225,7 +227,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         }
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
-                r = reserve_execute(&shared, p, reserves);
+                r = reserve_execute(&shared, p, reserves, j->keep_reservations);
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
         }
         interrupted |= stop_requested(j->stop);
@@ -273,11 +275,11 @@ int job_run(struct job *j, const struct config *c) {
                 goto out;
         }
         /* where each reservation will live, before anything changes */
-        r = reserve_locate(j->rootfd, j->host, &plan, reserves, &e);
-        if (r < 0) {
-                log_error_errno(r, "%s", e.msg);
-                goto out;
-        }
+        r = reserve_locate(j->rootfd, j->host, &plan, reserves);
+        for (size_t i = 0; r > 0 && i < plan.n_reserves; i++)
+                if (reserves[i].error)
+                        log_error("%s: %s: this reservation is skipped", plan.reserves[i].pool.origin,
+                                  reserves[i].error_what);
 
         if (j->dry_run) {
                 if (j->report && log_get_max_level() >= LOG_INFO)

@@ -16,26 +16,32 @@
 #include "mounts.h"
 #include "reserve.h"
 
-int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs, struct error *e) {
+int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs) {
+        int missing = 0;
+
         for (size_t i = 0; i < p->n_reserves; i++) {
+                struct reserve_run *rr = &runs[i];
                 char name[32];
                 int r;
 
-                runs[i].plan = &p->reserves[i];
-                r = hugetlbfs_mount_for(rootfd, host, p->reserves[i].pool.page_size, runs[i].mount,
-                                        sizeof(runs[i].mount));
+                rr->plan = &p->reserves[i];
+                r = hugetlbfs_mount_for(rootfd, host, p->reserves[i].pool.page_size, rr->mount, sizeof(rr->mount));
+                if (r >= 0) {
+                        (void) snprintf(rr->path, sizeof(rr->path), "%s/" RESERVE_DIR "/%s", rr->mount,
+                                        p->reserves[i].name);
+                        continue;
+                }
+                rr->error = r;
+                page_size_name(p->reserves[i].pool.page_size, name);
                 if (r == -ENOENT)
-                        return error_set(e, r,
-                                         "%s: no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
-                                         p->reserves[i].pool.origin, page_size_name(p->reserves[i].pool.page_size, name),
-                                         name);
-                if (r < 0)
-                        return error_set(e, r, "%s: cannot find the hugetlbfs mounts: %s", p->reserves[i].pool.origin,
-                                         strerror(-r));
-                (void) snprintf(runs[i].path, sizeof(runs[i].path), "%s/" RESERVE_DIR "/%s", runs[i].mount,
-                                p->reserves[i].name);
+                        (void) snprintf(rr->error_what, sizeof(rr->error_what),
+                                        "no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
+                                        name, name);
+                else
+                        (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot find the hugetlbfs mounts");
+                missing++;
         }
-        return 0;
+        return missing;
 }
 
 static int fail(struct reserve_run *r, int error, const char *what) {
@@ -72,7 +78,15 @@ static int create_file(struct reserve_run *r) {
         return fd;
 }
 
-int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs) {
+/* A file of the planned size at the path, made by an earlier fill of this daemon. */
+static bool reservation_is_there(const struct reserve_run *rr) {
+        struct stat st;
+
+        return stat(rr->path, &st) >= 0 && S_ISREG(st.st_mode) &&
+               (uint64_t) st.st_size == rr->plan->pool.target_total * rr->plan->pool.page_size;
+}
+
+int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs, bool keep_existing) {
         int r = 0;
 
         for (size_t i = 0; i < p->n_reserves && !stop_requested(shared->stop); i++) {
@@ -83,6 +97,13 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 uint64_t t0 = now_ns();
                 size_t n = 0;
 
+                if (rr->error) /* no mount: said by reserve_locate() */
+                        continue;
+                if (keep_existing && reservation_is_there(rr)) {
+                        rr->kept = true;
+                        rr->faulted = rr->plan->pool.target_total;
+                        continue;
+                }
                 fd = create_file(rr);
                 if (fd < 0)
                         continue;

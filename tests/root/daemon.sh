@@ -7,7 +7,15 @@
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
-python3 "$(dirname "$0")/notify.py" "$HPFILLD" "$first" || fail "notify.py"
+# a private hugetlbfs mount for the reservation scenario, if mounting works here
+MNT="$WORK/huge"
+mkdir -p "$MNT"
+if mount -t hugetlbfs -o pagesize=2M none "$MNT"; then
+        EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+else
+        MNT=""
+fi
+python3 "$(dirname "$0")/notify.py" "$HPFILLD" "$first" $MNT || fail "notify.py"
 
 # status: the pools per node, readable by anyone; the last fill recorded
 pool2m_set 0

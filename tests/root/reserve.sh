@@ -10,6 +10,15 @@ first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 MNT="$WORK/huge"
 mkdir -p "$MNT"
+
+# no hugetlbfs mount at all: the reservation is skipped and said to be, the pool still filled
+if ! grep -q " hugetlbfs " /proc/self/mounts; then
+        pool2m_set 0
+        expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=20" --reserve "nomount:2M:4@$first"
+        expect_in "$WORK/err" "--reserve nomount:2M:4@$first: no hugetlbfs mount for 2M pages .*: this reservation is skipped"
+        expect_in "$WORK/out" "^nomount reservation: 0/4 2M pages .*, failed: no hugetlbfs mount"
+        [ "$(node_nr "$first" 2048)" = 20 ] || fail "the pool was not filled for a reservation without a mount"
+fi
 mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
 EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
 pool2m_set 0
