@@ -34,6 +34,7 @@ struct fault_pool {
         struct fault_node *nodes; /* one per GROW node of the plan */
         size_t n_nodes;
         uint64_t overcommit_found;
+        uint64_t overcommit_set;  /* what we raised it to */
         uint64_t surplus_found; /* surplus pages of the size before the workers ran */
         bool overcommit_raised;
         int error;

@@ -44,6 +44,10 @@ struct fill_shared {
         uint64_t step_ns;    /* how long a write should take; 0: SYSFS_STEP_NS */
         /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
         uint64_t interrupt_after;
+        /* Test hook (HPFILLD_TEST_PAUSE_FIFO, HPFILLD_TEST_PAUSE_AFTER_STEPS): after that many steps,
+         * write "paused" to the FIFO and wait until the test writes to it in turn. */
+        const char *pause_fifo;
+        uint64_t pause_after;
         _Atomic uint64_t steps;
         /* Called on the executor's thread about once a second while pools fill. */
         void (*tick)(void *tick_data);

@@ -146,6 +146,7 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
                 if (r < 0)
                         return set_error(fp, r, path);
                 fp->overcommit_raised = true;
+                fp->overcommit_set = want;
         }
 
         r = map_nodes(fp, -1);
@@ -286,8 +287,14 @@ void fault_pool_release(struct fault_pool *fp) {
                         fp->nodes[i].addr = NULL;
                 }
         if (fp->overcommit_raised) {
+                uint64_t now;
+
+                /* Put back what we found, unless someone else changed it meanwhile: then theirs
+                 * is the value the admin asked for. */
                 (void) global_path(path, sizeof(path), fp->plan->page_size, "nr_overcommit_hugepages");
-                r = write_u64_at(fp->shared->rootfd, path, fp->overcommit_found);
+                r = read_u64_at(fp->shared->rootfd, path, &now);
+                if (r >= 0 && now == fp->overcommit_set)
+                        r = write_u64_at(fp->shared->rootfd, path, fp->overcommit_found);
                 if (r < 0)
                         set_error(fp, r, path);
                 else

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +64,29 @@ static void record_error(struct sysfs_fill *f, int r, unsigned node, const char 
         (void) pool_path(f->error_path, sizeof(f->error_path), f->shared->t, node, f->pool->page_size, file);
 }
 
+/* Test hook: a rendezvous on a FIFO, so a test can change the host mid-fill and let it go on. */
+static void pause_on_fifo(const char *fifo) {
+        char buf[16];
+        int fd;
+
+        fd = open(fifo, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+                (void) !write(fd, "paused\n", 7);
+                (void) close(fd);
+        }
+        fd = open(fifo, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+                while (read(fd, buf, sizeof(buf)) > 0)
+                        ;
+                (void) close(fd);
+        }
+}
+
 void fill_count_step(struct fill_shared *s) {
         uint64_t n = atomic_fetch_add(&s->steps, 1) + 1;
+
+        if (s->pause_fifo && n == s->pause_after)
+                pause_on_fifo(s->pause_fifo);
 
         if (s->interrupt_after && n == s->interrupt_after) {
                 /* Test hook: the real signal path, deterministically mid-fill. */
@@ -108,7 +130,16 @@ static int move_node(struct sysfs_fill *f, size_t i) {
         }
 
         while (cur < n->target && !stop_requested(s->stop)) {
-                uint64_t want = n->target - cur > step ? cur + step : n->target, got, t0 = now_ns(), dt;
+                uint64_t want, got, t0 = now_ns(), dt;
+
+                /* From the count as it is now: an admin's write since the last step is theirs to
+                 * keep (a pool they grew is not shrunk back to our step). */
+                r = read_nr(s, n->node, f->pool->page_size, &cur);
+                if (r < 0)
+                        goto fail;
+                if (cur >= n->target)
+                        break;
+                want = n->target - cur > step ? cur + step : n->target;
 
                 r = write_nr(s, n->node, f->pool->page_size, want);
                 if (r < 0)

@@ -166,6 +166,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .step_bytes = SYSFS_STEP_BYTES,
                 .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
                 .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
+                .pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO"),
+                .pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0),
                 .tick = tick_progress,
                 .tick_ms = JOB_TICK_MS,
                 .tick_data = &progress,

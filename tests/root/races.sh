@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Interruptions at every step of sysfs and fault fills, an admin writing the same knobs
+# mid-fill, and a workload taking pages mid-fill: nothing a workload holds is taken, the
+# overcommit value ends as the admin left it, the report is true, the exit status the
+# documented one. Mid-fill by construction: test hooks in hpfilld (hpfilld(8), ENVIRONMENT).
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+G=$HP/hugepages-2048kB
+clean() { # overcommit
+        [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
+        [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
+}
+echo 0 >$G/nr_overcommit_hugepages
+
+# SIGINT after each step k of a sysfs fill in steps of 10 pages: exactly 10k pages, exit 1
+for k in 1 2 3 4 5; do
+        pool2m_set 0
+        HPFILLD_TEST_STEP_PAGES=10 HPFILLD_TEST_INTERRUPT_AFTER_STEPS=$k \
+                expect_rc 1 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=60"
+        [ "$(node_nr "$first" 2048)" = $((10 * k)) ] || fail "sysfs, stopped after step $k: $(node_nr "$first" 2048) pages"
+        expect_in "$WORK/out" "^2M pool: $((10 * k))/60 pages .*, interrupted$"
+        clean 0
+done
+
+# the same for the fault method with one worker (chunks of 60/8 = 7 pages)
+for k in 1 2 3 4; do
+        pool2m_set 0
+        HPFILLD_TEST_INTERRUPT_AFTER_STEPS=$k \
+                expect_rc 1 "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=60"
+        [ "$(node_nr "$first" 2048)" = $((7 * k)) ] || fail "fault, stopped after chunk $k: $(node_nr "$first" 2048) pages"
+        expect_in "$WORK/out" "^2M pool: $((7 * k))/60 pages .*, interrupted$"
+        clean 0
+done
+
+# pause mid-fill at a rendezvous, do something to the host, let it go on
+FIFO="$WORK/pause"
+mkfifo "$FIFO"
+paused_run() { # after-steps, hpfilld args...
+        local after=$1
+        shift
+        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=$after "$HPFILLD" "$@" \
+                >"$WORK/out" 2>"$WORK/err" &
+        HPID=$!
+        read -r line <"$FIFO"
+        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+}
+resume() { # expected exit status
+        echo go >"$FIFO"
+        local rc=0
+        wait $HPID || rc=$?
+        [ "$rc" = "$1" ] || { cat "$WORK/out" "$WORK/err"; fail "exit $rc, expected $1"; }
+}
+
+# an admin raises the overcommit during a fault fill: their value stays, not ours nor the old one
+pool2m_set 0
+paused_run 2 --once --mode fault -t 1 --pool "2M:node$first=60"
+echo 500 >$G/nr_overcommit_hugepages
+resume 0
+[ "$(node_nr "$first" 2048)" = 60 ] || fail "fault with an admin's overcommit: $(node_nr "$first" 2048) pages"
+clean 500
+echo 0 >$G/nr_overcommit_hugepages
+
+# an admin grows the pool during a sysfs fill: hpfilld does not shrink it back to its step
+pool2m_set 0
+HPFILLD_TEST_STEP_PAGES=10 paused_run 1 --once --mode sysfs --pool "2M:node$first=60"
+echo 45 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+resume 0
+[ "$(node_nr "$first" 2048)" = 60 ] || fail "sysfs with an admin's write: $(node_nr "$first" 2048) pages"
+
+# a workload maps and holds pages during a fill; they stay its own, the fill completes around them
+for mode in sysfs fault; do
+        pool2m_set 0
+        HPFILLD_TEST_STEP_PAGES=10 paused_run 1 --once --mode $mode -t 1 --pool "2M:node$first=60"
+        coproc HOLD { python3 -c '
+import mmap, sys
+m = mmap.mmap(-1, 5 * (2 << 20), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40000)
+for i in range(5):
+    m[i * (2 << 20)] = 7
+print("holding", flush=True)
+sys.stdin.readline()
+assert all(m[i * (2 << 20)] == 7 for i in range(5))
+print("intact", flush=True)
+'; }
+        read -r line <&"${HOLD[0]}"
+        [ "$line" = holding ] || fail "$mode: the workload could not map pages"
+        resume 0
+        [ "$(node_nr "$first" 2048)" -ge 60 ] || fail "$mode with a workload: $(node_nr "$first" 2048) pages"
+        in_use=$(($(cat $G/nr_hugepages) - $(cat $G/free_hugepages)))
+        [ "$in_use" = 5 ] || fail "$mode: $in_use pages in use, the workload's 5 expected"
+        echo >&"${HOLD[1]}"
+        read -r line <&"${HOLD[0]}"
+        [ "$line" = intact ] || fail "$mode: the workload's pages changed"
+        wait $HOLD_PID 2>/dev/null || true
+        clean 0
+done
+echo PASS
