@@ -27,10 +27,10 @@ def parse_size(s):
     return int(s[:-1]) * units[u] if u in units else int(s)
 
 
-def timed(cmd):
-    """Seconds from fork to exit of @cmd; exits the bench if it fails."""
+def timed(cmd, stdin=None):
+    """Seconds from fork to exit of @cmd (fed @stdin); exits the bench if it fails."""
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     dt = time.perf_counter() - t0
     if r.returncode != 0:
         sys.exit("%s failed (%d): %s" % (" ".join(cmd), r.returncode, r.stderr))
