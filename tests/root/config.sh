@@ -33,6 +33,24 @@ printf '[Pool]\nPageSize=2M\nAmount=node%s=44\n' "$first" >"$root/run/hpfilld.co
 expect_rc 0 "$HPFILLD" --once --root "$root"
 [ "$(node_nr "$first" 2048)" = 44 ] || fail "the drop-in under --root gave $(node_nr "$first" 2048) pages"
 
+# pools on the kernel command line (proc/cmdline below the root) replace the files' pools;
+# a bad one is refused, naming it, and nothing changes
+mkdir -p "$WORK/root2/proc"
+mkdir -p "$WORK/root2/sys"
+mount --bind /sys "$WORK/root2/sys"
+EXTRA_CLEANUP="$EXTRA_CLEANUP; umount '$WORK/root2/sys'"
+echo "BOOT_IMAGE=/vmlinuz quiet hpfilld.pool=2M:node$first=52 hpfilld.min=100" >"$WORK/root2/proc/cmdline"
+expect_rc 0 "$HPFILLD" --once --root "$WORK/root2" --config "$WORK/a.conf"
+[ "$(node_nr "$first" 2048)" = 52 ] || fail "the kernel command line's pool gave $(node_nr "$first" 2048) pages"
+echo "quiet hpfilld.pool=2M:node$first=0" >"$WORK/root2/proc/cmdline"
+before=$(snapshot)
+expect_rc 2 "$HPFILLD" --once --root "$WORK/root2"
+expect_in "$WORK/err" "kernel command line: hpfilld.pool=2M:node$first=0"
+echo "quiet hpfilld.pools=2M:1" >"$WORK/root2/proc/cmdline"
+expect_rc 2 "$HPFILLD" --once --root "$WORK/root2"
+expect_in "$WORK/err" "unknown setting 'hpfilld.pools'"
+[ "$(snapshot)" = "$before" ] || fail "a bad kernel command line changed the pools"
+
 # a bad drop-in stops everything before any change
 printf '[Fill]\nShrink=perhaps\n' >"$root/etc/hpfilld.conf.d/60-bad.conf"
 before=$(snapshot)

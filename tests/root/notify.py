@@ -146,6 +146,32 @@ def main():
             if "keep reservation: 4/4 2M pages" not in d.stderr.read():
                 fail("no reservation line in the log")
 
+        # WatchdogSec=: WATCHDOG=1 while idle, at half the interval systemd asked for
+        with open(os.path.join(work, "a.conf"), "w") as f:
+            f.write("[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, found))
+        messages.clear()
+        d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")],
+                             env=dict(env, WATCHDOG_USEC="200000"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        until("READY=1")
+        until("WATCHDOG=1")
+        until("WATCHDOG=1")
+        d.send_signal(signal.SIGTERM)
+        until("STOPPING=1")
+        if d.wait(timeout=LIMIT) != 0:
+            fail("watchdog scenario: exit %d" % d.returncode)
+        # the watchdog meant for another process (WATCHDOG_PID) is not ours to feed
+        messages.clear()
+        d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")],
+                             env=dict(env, WATCHDOG_USEC="200000", WATCHDOG_PID="1"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        until("READY=1")
+        d.send_signal(signal.SIGTERM)
+        until("STOPPING=1")
+        d.wait(timeout=LIMIT)
+        if any("WATCHDOG=1" in m.split("\n") for m in messages):
+            fail("WATCHDOG=1 sent for another process's watchdog")
+
         # a bad configuration at start: no READY=1, a STATUS and ERRNO saying so, exit 2
         with open(os.path.join(work, "a.conf"), "w") as f:
             f.write("[Pool]\nPageSize=2M\nAmount=node%s=0\n" % node)
