@@ -2,6 +2,7 @@
 /* Logging to stderr, with syslog priority prefixes when stderr is the journal. For main and the executor. */
 #pragma once
 
+#include <stdbool.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -12,6 +13,8 @@ int log_get_max_level(void);
 void log_open(void);
 /* From now on, messages go to the kernel log (/dev/kmsg), as in an initramfs. */
 int log_open_kmsg(void);
+/* Whether messages go to the kernel log. */
+bool log_to_kmsg(void);
 
 /* Returns -@error (or -EIO for 0), so callers can 'return log_error_errno(r, ...)'. */
 int log_full_errno(int level, int error, const char *fmt, ...) _printf_(3, 4);

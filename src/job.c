@@ -222,7 +222,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
                         short_ = true;
                         if (!runs[i].interrupted && !runs[i].error)
-                                log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below --min %u%%",
+                                log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below the minimum of %u%% (MinPercent=, --min)",
                                             page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
                                             pp->target_total, p->min_percent);
                 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -31,6 +32,10 @@ void log_open(void) {
                           st.st_dev == dev && st.st_ino == ino;
 }
 
+bool log_to_kmsg(void) {
+        return kmsg_fd >= 0;
+}
+
 int log_open_kmsg(void) {
         int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
@@ -54,9 +59,15 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
                 va_start(ap, fmt);
                 (void) vsnprintf(buf, sizeof(buf), fmt, ap);
                 va_end(ap);
-                if (kmsg_fd >= 0)
-                        /* one write per record; the kernel log keeps the priority */
-                        (void) dprintf(kmsg_fd, "<%d>hpfilld: %s\n", level, buf);
+                if (kmsg_fd >= 0) {
+                        /* One write() per record, the kernel log keeps the priority. Not dprintf():
+                         * glibc's lseek()s first, which /dev/kmsg refuses, and then writes nothing. */
+                        char rec[2100];
+                        int n = snprintf(rec, sizeof(rec), "<%d>hpfilld: %s\n", level, buf);
+
+                        if (n > 0)
+                                (void) !write(kmsg_fd, rec, MIN((size_t) n, sizeof(rec) - 1));
+                }
                 else if (prefix_priority)
                         fprintf(stderr, "<%d>%s\n", level, buf);
                 else

@@ -404,6 +404,9 @@ int main(int argc, char *argv[]) {
                 .report = stdout,
         };
         ret = job_run(&j, &config);
+        /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
+        if (log_to_kmsg() && *j.summary)
+                log_info("%s", j.summary);
         if (!arg_dry_run && ret != EXIT_USAGE) {
                 r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
                 if (r < 0)
