@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Giving up privileges after setup: every capability but those still needed, bounding and
  * ambient sets included, and no new privileges through exec. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -29,7 +30,9 @@ static unsigned last_cap(void) {
 }
 
 static int drop_bounding(uint64_t keep) {
-        for (unsigned c = 0; c <= last_cap(); c++) {
+        unsigned last = last_cap();
+
+        for (unsigned c = 0; c <= last; c++) {
                 if (keep & (UINT64_C(1) << c))
                         continue;
                 if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
@@ -38,44 +41,74 @@ static int drop_bounding(uint64_t keep) {
         return 0;
 }
 
-#if HAVE_LIBCAP
-static int set_caps(uint64_t keep) {
-        cap_value_t list[64];
-        int n = 0, r = 0;
-        cap_t caps;
-
-        for (unsigned c = 0; c <= last_cap(); c++)
-                if (keep & (UINT64_C(1) << c))
-                        list[n++] = (cap_value_t) c;
-        caps = cap_init(); /* all clear */
-        if (!caps)
-                return -errno;
-        if (n > 0 && (cap_set_flag(caps, CAP_PERMITTED, n, list, CAP_SET) < 0 ||
-                      cap_set_flag(caps, CAP_EFFECTIVE, n, list, CAP_SET) < 0))
-                r = -errno;
-        if (r >= 0 && cap_set_proc(caps) < 0)
-                r = -errno;
-        (void) cap_free(caps);
-        if (r >= 0 && cap_reset_ambient() < 0 && errno != EINVAL)
-                r = -errno;
-        return r;
-}
-#else
-static int set_caps(uint64_t keep) {
+static int set_caps_raw(uint64_t keep) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[2] = {};
 
         d[0].permitted = d[0].effective = (uint32_t) keep;
         d[1].permitted = d[1].effective = (uint32_t) (keep >> 32);
-        if (syscall(SYS_capset, &h, d) < 0)
+        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+#if HAVE_LIBCAP
+/* libcap, loaded when the daemon drops its privileges: linked, it cost every --once run start-up
+ * time (bench/fill-bench.py), for what one capset() does there. */
+static int set_caps_libcap(uint64_t keep) {
+        cap_t (*init)(void);
+        int (*set_flag)(cap_t, cap_flag_t, int, const cap_value_t *, cap_flag_value_t);
+        int (*set_proc)(cap_t);
+        int (*free_)(void *);
+        cap_value_t list[64];
+        unsigned last = last_cap();
+        int n = 0, r = 0;
+        void *lib;
+        cap_t caps;
+
+        lib = dlopen("libcap.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
+                return -ENOSYS;
+        init = (cap_t (*)(void)) dlsym(lib, "cap_init");
+        set_flag = (int (*)(cap_t, cap_flag_t, int, const cap_value_t *, cap_flag_value_t)) dlsym(lib, "cap_set_flag");
+        set_proc = (int (*)(cap_t)) dlsym(lib, "cap_set_proc");
+        free_ = (int (*)(void *)) dlsym(lib, "cap_free");
+        if (!init || !set_flag || !set_proc || !free_)
+                return -ENOSYS;
+        for (unsigned c = 0; c <= last; c++)
+                if (keep & (UINT64_C(1) << c))
+                        list[n++] = (cap_value_t) c;
+        caps = init(); /* all clear */
+        if (!caps)
                 return -errno;
+        if (n > 0 && (set_flag(caps, CAP_PERMITTED, n, list, CAP_SET) < 0 ||
+                      set_flag(caps, CAP_EFFECTIVE, n, list, CAP_SET) < 0))
+                r = -errno;
+        if (r >= 0 && set_proc(caps) < 0)
+                r = -errno;
+        (void) free_(caps);
+        return r;
+}
+#endif
+
+static int set_caps(uint64_t keep, bool daemon) {
+        int r = -ENOSYS;
+
+#if HAVE_LIBCAP
+        if (daemon)
+                r = set_caps_libcap(keep);
+#else
+        (void) daemon;
+#endif
+        if (r == -ENOSYS)
+                r = set_caps_raw(keep);
+        if (r < 0)
+                return r;
+        /* one call, where libcap's cap_reset_ambient() asks about every capability first */
         if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
                 return -errno;
         return 0;
 }
-#endif
 
-int caps_drop_all_but(uint64_t keep) {
+int caps_drop_all_but(uint64_t keep, bool bounding) {
         uint64_t eff = 0;
         int r;
 
@@ -83,13 +116,13 @@ int caps_drop_all_but(uint64_t keep) {
          * CAP_SETPCAP (a unit's CapabilityBoundingSet= took it) the bounding set is the unit's
          * already. */
         (void) caps_effective(&eff);
-        if (eff & (UINT64_C(1) << CAP_SETPCAP)) {
+        if (bounding && (eff & (UINT64_C(1) << CAP_SETPCAP))) {
                 r = drop_bounding(keep);
                 if (r < 0)
                         return r;
         }
         keep &= eff; /* capset() cannot add what we do not have */
-        r = set_caps(keep);
+        r = set_caps(keep, bounding);
         if (r < 0)
                 return r;
         return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;

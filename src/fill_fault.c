@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The fault method: pinned workers fault in surplus pages of hugetlb mappings bound to their
  * node, in parallel; the pool then takes them in as persistent pages. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +19,32 @@
 #include "pool.h"
 
 #if HAVE_LIBNUMA
-#include <numaif.h>
-#else
-#define MPOL_BIND 2
-static long mbind(void *start, unsigned long len, int mode, const unsigned long *nodemask, unsigned long maxnode,
-                  unsigned flags) {
-        return syscall(SYS_mbind, start, len, mode, nodemask, maxnode, flags);
+static long (*libnuma_mbind)(void *, unsigned long, int, const unsigned long *, unsigned long, unsigned);
+
+static void load_libnuma(void) {
+        void *lib = dlopen("libnuma.so.1", RTLD_NOW | RTLD_LOCAL);
+
+        if (lib)
+                libnuma_mbind = (long (*)(void *, unsigned long, int, const unsigned long *, unsigned long,
+                                          unsigned)) dlsym(lib, "mbind");
 }
 #endif
+
+#define MPOL_BIND 2
+
+/* libnuma's mbind() where installed, loaded on first use (only the fault method needs it: its
+ * load-time constructor cost every run start-up time); the system call itself otherwise. */
+static long mbind_any(void *start, unsigned long len, int mode, const unsigned long *nodemask, unsigned long maxnode,
+                      unsigned flags) {
+#if HAVE_LIBNUMA
+        static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+        (void) pthread_once(&once, load_libnuma);
+        if (libnuma_mbind)
+                return libnuma_mbind(start, len, mode, nodemask, maxnode, flags);
+#endif
+        return syscall(SYS_mbind, start, len, mode, nodemask, maxnode, flags);
+}
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -58,7 +78,7 @@ static int bind_to_node(void *addr, size_t len, unsigned node) {
                 return -ERANGE;
         mask[node / 64] |= 1ul << (node % 64);
         /* maxnode counts one more than the bits of the mask (the kernel subtracts one) */
-        return mbind(addr, len, MPOL_BIND, mask, NODES_MAX + 1, 0) < 0 ? -errno : 0;
+        return mbind_any(addr, len, MPOL_BIND, mask, NODES_MAX + 1, 0) < 0 ? -errno : 0;
 }
 
 /* Maps a region per GROW node of the plan, bound to the node: anonymous and private when

@@ -334,7 +334,8 @@ static int drop_privileges(const struct config *c) {
         for (size_t i = 0; i < c->n_reserves; i++)
                 if (c->reserves[i].uid != 0 || c->reserves[i].gid != 0)
                         keep |= UINT64_C(1) << CAP_CHOWN;
-        r = caps_drop_all_but(keep);
+        /* the daemon runs for the life of the machine: its bounding set goes too */
+        r = caps_drop_all_but(keep, !arg_once);
         if (r >= 0 && caps_effective(&eff) >= 0)
                 log_debug("Capabilities left: 0x%" PRIx64, eff);
         return r;
