@@ -38,6 +38,7 @@ struct fill_shared {
         int rootfd;
         const struct topology *t;
         bool pin;           /* move writers to the CPUs of the node they fill */
+        bool global_writes; /* the host has one node with memory: write the global file */
         struct stop *stop;
         uint64_t step_bytes;
         uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */

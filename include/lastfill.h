@@ -9,5 +9,5 @@
 
 /* @s as the body of a JSON string (quotes, backslashes and control characters escaped). */
 void json_escape(char *buf, size_t size, const char *s);
-/* Writes the record (@advice: boot parameters for short pools, or "") atomically (a temp file renamed over it), readable by everyone. */
+/* Writes the record (@advice: boot parameters for short pools, or "") in place, readable by everyone. */
 int lastfill_write(int rootfd, int exit_status, const char *summary, const char *advice);

@@ -31,6 +31,7 @@ void topology_done(struct topology *t);
 /* Index of node @id in t->nodes, or -ENOENT. */
 int topology_node_index(const struct topology *t, unsigned id);
 bool topology_has_page_size(const struct topology *t, uint64_t page_size);
+size_t topology_memory_nodes(const struct topology *t);
 /* The node whose CPUs should run work for node @idx: itself if it has CPUs, else the nearest
  * node with CPUs by distance (lowest id on ties). -ENOENT if no node has CPUs. */
 int topology_cpu_node_for(const struct topology *t, size_t idx);

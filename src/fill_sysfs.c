@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "fileio.h"
 #include "fill_sysfs.h"
 #include "macro.h"
 #include "pin.h"
@@ -39,8 +41,17 @@ static int read_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uin
 }
 
 static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t count) {
+        char path[160];
+
         if (s->ops)
                 return s->ops->write_nr(s->ops->userdata, node, page_size, count);
+        if (s->global_writes) {
+                /* The only node with memory: the global file means the same and the kernel's
+                 * path for it is cheaper than the node-masked one (0.5 ms on 4 GiB here). */
+                (void) snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/nr_hugepages",
+                                page_size / 1024);
+                return write_u64_at(s->rootfd, path, count);
+        }
         return pool_write_nr(s->rootfd, s->t, node, page_size, count);
 }
 

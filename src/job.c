@@ -162,6 +162,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .rootfd = j->rootfd,
                 .t = t,
                 .pin = pin_is_useful(t),
+                .global_writes = j->host && t->numa && topology_memory_nodes(t) == 1,
                 .stop = j->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
                 .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),

@@ -256,3 +256,11 @@ int topology_cpu_node_for(const struct topology *t, size_t idx) {
         }
         return best;
 }
+
+size_t topology_memory_nodes(const struct topology *t) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_nodes; i++)
+                n += t->nodes[i].has_memory;
+        return n;
+}
