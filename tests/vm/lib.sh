@@ -18,29 +18,7 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-240}
 VM_NAME=$(basename "$0" .sh)
 
-# QEMU's isa-debug-exit: the guest writes byte B to port 0xf4, QEMU exits with (B << 1) | 1.
-# The guest writes 0 for a pass (QEMU: 1) and min(status, 63) for a failure (QEMU: 3..127).
-# Anything else, 0 included (a kernel panic with panic=-1 -no-reboot), is a harness error.
-VM_MAX_BYTE=63
-
-# cannot_run REASON: a skip (77), but a failure where CI is set: CI must not pass by skipping
-cannot_run() {
-        case ${CI:-} in
-        "" | false | 0)
-                echo "SKIP: $*"
-                exit 77
-                ;;
-        *)
-                echo "FAIL: $* (CI=$CI: not skipping)" >&2
-                exit 1
-                ;;
-        esac
-}
-
-fail() {
-        echo "FAIL: $VM_NAME: $*" >&2
-        exit 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
 : "${HPFILLD:?HPFILLD must name the hpfilld binary}"

@@ -38,25 +38,7 @@ NODES=(1536:0 1024:1 1024:2 1024)
 # the plan of the first boot: 2 MiB pages per node (node2 gets none)
 PLAN="node0=64M,node1=32M,node3=96M"
 WANT="node0=32 node1=16 node2=0 node3=48"
-VM_MAX_BYTE=63
-
-cannot_run() {
-        case ${CI:-} in
-        "" | false | 0)
-                echo "SKIP: $*"
-                exit 77
-                ;;
-        *)
-                echo "FAIL: $* (CI=$CI: not skipping)" >&2
-                exit 1
-                ;;
-        esac
-}
-
-fail() {
-        echo "FAIL: $VM_NAME: $*" >&2
-        exit 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || cannot_run "no qemu-system-x86_64 (package qemu-system-x86)"
