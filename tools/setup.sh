@@ -7,8 +7,9 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # clang: the second compiler the tests build with; python3: root tests hold pages in a mapping
 # and talk sd_notify; libhugetlbfs-bin (hugeadm) and numactl: peers for bench/; qemu, busybox,
 # cpio and a static libc: the VM tests (tests/vm/, which fetch a Debian kernel package too);
-# mmdebstrap and e2fsprogs: the Debian rootfs that vm-systemd boots.
-test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs"
+# mmdebstrap, e2fsprogs and systemctl (package systemd, part of any installed Debian but not of
+# a minbase chroot): the Debian rootfs that vm-systemd boots.
+test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd"
 
 pkgs=$build_pkgs
 case "${1:-}" in
