@@ -1,18 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # frag-bench: `echo N > nr_hugepages`, `hugeadm --pool-pages-min 2MB:N --hard` and
-# `hpfilld --once -q --pool 2M:N` asked for more 2 MiB pages than this host's fragmented memory
-# can give: pages obtained and wall time, medians over rounds, each tool a separate process,
-# interleaved (the order turns every round).
+# `hpfilld --once -q --pool 2M:N` (and the same with --drop-caches) asked for more 2 MiB pages
+# than this host's fragmented memory can give: pages obtained and wall time, medians over rounds,
+# each tool a separate process, interleaved (the order turns every round).
 #
 # How to run, as root, from the repository root, on a host with nothing else using much memory
 # (it takes nearly all free memory while it runs; only free pool pages may exist beforehand):
 #   tools/setup.sh --test && tools/build.sh          # hpfilld in build/, hugeadm, a C compiler
 #   bench/frag-bench.sh                              # 8 GiB fragmented, 1 GiB left whole, 3 rounds
 #   bench/frag-bench.sh --fragment 2 --leave 256 --rounds 1     # quicker
+#   bench/frag-bench.sh --cache 768          # 768 MiB of the whole memory held by clean page cache
 # Options: --fragment GB (memory to fragment, default 8), --leave MB (free memory left whole,
 # default 1024; the tools are asked for twice that), --rounds R (default 3), --keep K (the helper
-# pins 1 of every K 4 KiB pages, default 64). Environment: HPFILLD (default build/hpfilld),
+# pins 1 of every K 4 KiB pages, default 64), --cache MB (a file of MB in /var/tmp, written once,
+# read into the page cache before each tool runs: clean cache on memory that would be whole;
+# default 0). Environment: HPFILLD (default build/hpfilld),
 # HUGEADM (default: from PATH; empty: left out), CC (default cc).
 #
 # Every round: tests/frag/fragment (built here) touches about GB of free memory and keeps 1 page
@@ -37,7 +40,7 @@ HP=/sys/kernel/mm/hugepages/hugepages-2048kB
 CUA=/proc/sys/vm/compact_unevictable_allowed
 HPFILLD=${HPFILLD:-$ROOT/build/hpfilld}
 HUGEADM=${HUGEADM-$(command -v hugeadm || true)}
-fragment_gb=8 leave_mb=1024 rounds=3 keep=64
+fragment_gb=8 leave_mb=1024 rounds=3 keep=64 cache_mb=0
 
 usage() {
         sed -n "3,16s/^# \{0,1\}//p" "$0" >&2
@@ -49,12 +52,14 @@ while [ $# -gt 0 ]; do
         --leave) leave_mb=${2:?}; shift 2 ;;
         --rounds) rounds=${2:?}; shift 2 ;;
         --keep) keep=${2:?}; shift 2 ;;
+        --cache) cache_mb=${2:?}; shift 2 ;;
         *) usage ;;
         esac
 done
 for v in "$fragment_gb" "$leave_mb" "$rounds" "$keep"; do
         [[ $v =~ ^[1-9][0-9]*$ ]] || usage
 done
+[[ $cache_mb =~ ^[0-9]+$ ]] || usage
 [ "$leave_mb" -ge 64 ] || { echo "--leave: at least 64 (MiB)" >&2; exit 2; }
 
 die() {
@@ -78,6 +83,7 @@ orig_nr=$(rd nr_hugepages)
 orig_oc=$(rd nr_overcommit_hugepages)
 orig_cua=$(cat $CUA 2>/dev/null || true)
 TMP=$(mktemp -d /tmp/frag-bench.XXXXXX)
+CACHE="" # the page cache file: on a disk, where the cache can be dropped (not /tmp on tmpfs)
 frag_pid="" frag_in="" tool_pid="" base=$orig_nr want=0
 
 stop_fragmenter() {
@@ -107,6 +113,7 @@ cleanup() {
         [ -z "$orig_cua" ] || echo "$orig_cua" >$CUA || true
         [ "$(rd nr_hugepages)" = "$orig_nr" ] || echo "frag-bench: the pool holds $(rd nr_hugepages) pages, not $orig_nr as found" >&2
         rm -rf "$TMP"
+        [ -z "$CACHE" ] || rm -f "$CACHE"
         exit "$rc"
 }
 trap cleanup EXIT
@@ -114,6 +121,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 "${CC:-cc}" -O2 -Wall -Wextra -Werror -o "$TMP/fragment" "$ROOT/tests/frag/fragment.c"
+if [ "$cache_mb" -gt 0 ]; then
+        CACHE=$(mktemp /var/tmp/frag-bench-cache.XXXXXX)
+        dd if=/dev/zero of="$CACHE" bs=1M count="$cache_mb" conv=fsync status=none
+fi
 
 echo "frag-bench: MemFree $(meminfo_mib MemFree) MiB; fragmenting about $fragment_gb GiB a round (1 page in $keep" \
         "kept), $leave_mb MiB left whole, each tool asked for $leave_mb pages beyond those set aside; $rounds round(s)"
@@ -164,11 +175,14 @@ reset_pool() {
 # in the background, waited for: a signal to the bench is handled at once, not after them.
 run_tool() {
         local name=$1 t0 t1 rc=0 got note=""
+        # the same state for every tool: the cache file back in the page cache (after a drop)
+        [ -z "$CACHE" ] || cat "$CACHE" >/dev/null
         t0=$(now_ms)
         case $name in
         echo) if ! echo "$want" >"$HP/nr_hugepages"; then rc=1; fi ;;
         hugeadm) "$HUGEADM" --pool-pages-min "2MB:$want" --hard >"$TMP/tool.out" 2>&1 & ;;
         hpfilld) "$HPFILLD" --once -q --pool "2M:$want" >"$TMP/tool.out" 2>&1 & ;;
+        hpfilld-drop) "$HPFILLD" --once -q --drop-caches --pool "2M:$want" >"$TMP/tool.out" 2>&1 & ;;
         esac
         if [ "$name" != echo ]; then
                 tool_pid=$!
@@ -178,18 +192,18 @@ run_tool() {
         t1=$(now_ms)
         got=$(($(rd nr_hugepages) - base))
         case $name:$rc in
-        echo:0 | hugeadm:0 | hpfilld:0 | hpfilld:3) ;;
+        echo:0 | hugeadm:0 | hpfilld*:0 | hpfilld*:3) ;;
         *) cat "$TMP/tool.out" >&2; die "$name exited $rc" ;;
         esac
-        [ "$name" != hpfilld ] || note=" ($("$HPFILLD" status | sed -n 's/^ *2M pool: //p' | tail -n 1))"
+        [[ $name != hpfilld* ]] || note=" ($("$HPFILLD" status | sed -n 's/^ *2M pool: //p' | tail -n 1))"
         [ "$name" != hugeadm ] || note=" (nr_overcommit_hugepages left at $(rd nr_overcommit_hugepages))"
         echo "  $name: $got pages in $((t1 - t0)) ms$note"
         echo "$got $((t1 - t0))" >>"$TMP/$name"
         reset_pool
 }
 
-tools=(echo hpfilld)
-[ -z "$HUGEADM" ] || tools=(echo hugeadm hpfilld)
+tools=(echo hpfilld hpfilld-drop)
+[ -z "$HUGEADM" ] || tools=(echo hugeadm hpfilld hpfilld-drop)
 for ((r = 0; r < rounds; r++)); do
         echo "round $((r + 1)):"
         start_fragmenter
@@ -207,8 +221,9 @@ median() { # column of $TMP/tool
         awk -v c="$1" '{ print $c }' "$2" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 echo
-echo "fragmented ~$fragment_gb GiB (1 page in $keep pinned), $leave_mb MiB whole; pages beyond B of $leave_mb asked; $rounds round(s)"
-printf "%-8s %14s %12s   %s\n" tool "pages (median)" "ms (median)" "rounds: pages/ms"
+echo "fragmented ~$fragment_gb GiB (1 page in $keep pinned), $leave_mb MiB whole (of it $cache_mb MiB page cache);" \
+        "pages beyond B of $leave_mb asked; $rounds round(s)"
+printf "%-12s %14s %12s   %s\n" tool "pages (median)" "ms (median)" "rounds: pages/ms"
 for t in "${tools[@]}"; do
-        printf "%-8s %14s %12s   %s\n" "$t" "$(median 1 "$TMP/$t")" "$(median 2 "$TMP/$t")" "$(tr ' \n' '/ ' <"$TMP/$t")"
+        printf "%-12s %14s %12s   %s\n" "$t" "$(median 1 "$TMP/$t")" "$(median 2 "$TMP/$t")" "$(tr ' \n' '/ ' <"$TMP/$t")"
 done

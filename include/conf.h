@@ -17,6 +17,7 @@ struct config {
         unsigned threads_per_node; /* 0: auto */
         unsigned min_percent;
         bool shrink;
+        bool drop_caches;     /* when pools fall short after compaction, drop the caches and retry */
         bool release_on_stop; /* daemon: give back the pages it added when stopped */
         struct pool_spec *pools;
         size_t n_pools;

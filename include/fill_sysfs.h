@@ -20,7 +20,8 @@
 #define SYSFS_STEP_NS (UINT64_C(200) * 1000 * 1000)
 #define SYSFS_GIGANTIC (UINT64_C(1) << 30)
 
-/* Retry rounds for nodes that came back short; a round that gains nothing ends them sooner. */
+/* Retry rounds for nodes that came back short; a round that gains nothing ends them sooner.
+ * Dropping the caches (when asked) allows as many again. */
 #define SYSFS_MAX_ROUNDS 8
 
 /* How a writer reaches the kernel. The default goes to sysfs below rootfd (pool.c); unit tests
@@ -29,6 +30,7 @@ struct pool_ops {
         int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret);
         int (*write_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t count);
         int (*compact)(void *userdata, unsigned node);
+        int (*drop_caches)(void *userdata);
         void *userdata;
 };
 
@@ -43,6 +45,10 @@ struct fill_shared {
         uint64_t step_bytes;
         uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
         uint64_t step_ns;    /* how long a write should take; 0: SYSFS_STEP_NS */
+        /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
+         * whichever writer gets there first) and go on with more rounds */
+        bool drop_caches;
+        atomic_bool caches_dropped;
         /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
         uint64_t interrupt_after;
         /* Test hook (HPFILLD_TEST_PAUSE_FIFO, HPFILLD_TEST_PAUSE_AFTER_STEPS): after that many steps,
@@ -64,6 +70,7 @@ struct sysfs_fill {
         uint64_t *after;         /* per plan node: nr_hugepages at the end */
         bool *short_node;        /* per plan node: the kernel gave fewer than asked */
         unsigned rounds;         /* retry rounds used */
+        bool after_drop;         /* rounds went on after the caches were dropped */
         bool interrupted;
         int error;               /* first error, negative errno */
         char error_path[160];    /* what it was about */

@@ -53,6 +53,7 @@ struct plan {
         struct plan_reserve *reserves;
         size_t n_reserves;
         unsigned min_percent;
+        bool drop_caches;
 };
 
 /* @counts holds the pool counters of every page size of @t (outer, in t->page_sizes order) and

@@ -21,3 +21,6 @@ int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t p
 int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count);
 /* Asks the kernel to compact @node's memory (or all memory without NUMA). */
 int pool_compact_node(int rootfd, const struct topology *t, unsigned node);
+/* Drops clean page cache and reclaimable slab objects (vm.drop_caches=3), host wide. Dirty pages
+ * are not written back first: that could take long and hold the fill. */
+int pool_drop_caches(int rootfd);

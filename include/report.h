@@ -11,6 +11,7 @@ struct pool_outcome {
         uint64_t elapsed_ns;
         unsigned threads; /* that ran: writers, or workers per node */
         unsigned rounds;
+        bool after_drop; /* some rounds came after dropping the caches */
         bool interrupted;
         int error;
         const char *error_path;

@@ -76,6 +76,11 @@ static int apply_word(const char *key, const char *value, struct config *next, b
                         return error_set(e, -EINVAL, WHERE ": hpfilld.shrink=%s: expected yes or no", value);
                 return 0;
         }
+        if (strcmp(key, "drop_caches") == 0) {
+                if (parse_bool(value, &next->drop_caches) < 0)
+                        return error_set(e, -EINVAL, WHERE ": hpfilld.drop_caches=%s: expected yes or no", value);
+                return 0;
+        }
         return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%s'", key);
 }
 

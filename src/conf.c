@@ -105,7 +105,7 @@ struct file_state {
         size_t n_reserves;
 };
 
-enum { KEY_MODE, KEY_THREADS, KEY_MIN, KEY_SHRINK, KEY_RELEASE_ON_STOP };
+enum { KEY_MODE, KEY_THREADS, KEY_MIN, KEY_SHRINK, KEY_DROP_CACHES, KEY_RELEASE_ON_STOP };
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
 enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE };
 
@@ -209,6 +209,11 @@ static int parse_fill_key(struct file_state *s, const char *key, const char *val
                 r = mark_key(s, &s->seen_fill_keys, KEY_SHRINK, key, e);
                 if (r >= 0 && parse_bool(value, &s->fill.shrink) < 0)
                         return error_set(e, -EINVAL, "%s:%u: Shrink= must be yes or no, not '%s'",
+                                         s->name, s->line, value);
+        } else if (strcmp(key, "DropCaches") == 0) {
+                r = mark_key(s, &s->seen_fill_keys, KEY_DROP_CACHES, key, e);
+                if (r >= 0 && parse_bool(value, &s->fill.drop_caches) < 0)
+                        return error_set(e, -EINVAL, "%s:%u: DropCaches= must be yes or no, not '%s'",
                                          s->name, s->line, value);
         } else if (strcmp(key, "ReleaseOnStop") == 0) {
                 r = mark_key(s, &s->seen_fill_keys, KEY_RELEASE_ON_STOP, key, e);
@@ -417,6 +422,8 @@ static void apply_file(struct config *c, struct file_state *s) {
                 c->min_percent = s->fill.min_percent;
         if (s->seen_fill_keys & (1u << KEY_SHRINK))
                 c->shrink = s->fill.shrink;
+        if (s->seen_fill_keys & (1u << KEY_DROP_CACHES))
+                c->drop_caches = s->fill.drop_caches;
         if (s->seen_fill_keys & (1u << KEY_RELEASE_ON_STOP))
                 c->release_on_stop = s->fill.release_on_stop;
 }

@@ -61,6 +61,26 @@ static int compact(struct fill_shared *s, unsigned node) {
         return pool_compact_node(s->rootfd, s->t, node);
 }
 
+static int drop_caches(struct fill_shared *s) {
+        if (s->ops)
+                return s->ops->drop_caches(s->ops->userdata);
+        return pool_drop_caches(s->rootfd);
+}
+
+/* Whether more rounds may follow a dry spell: only with --drop-caches, only once per writer.
+ * The caches are dropped once per fill; a writer arriving later still gets its rounds. */
+static bool try_drop_caches(struct sysfs_fill *f) {
+        struct fill_shared *s = f->shared;
+
+        if (!s->drop_caches || f->after_drop)
+                return false;
+        f->after_drop = true;
+        /* Without permission (a read-only /proc/sys) the rounds go on anyway: nothing lost. */
+        if (!atomic_exchange(&s->caches_dropped, true))
+                (void) drop_caches(s);
+        return true;
+}
+
 uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes) {
         /* Gigantic pages come from alloc_contig_range(), one slow search each: one per write. */
         if (page_size >= SYSFS_GIGANTIC)
@@ -112,20 +132,19 @@ static int move_node(struct sysfs_fill *f, size_t i) {
         const struct plan_node *n = &f->pool->nodes[i];
         struct fill_shared *s = f->shared;
         uint64_t step = s->step_pages ?: sysfs_first_step(f->pool->page_size, s->step_bytes);
-        uint64_t cur;
+        uint64_t cur = f->after[i]; /* as last seen; read again at the top of each step */
         int r;
 
         if (s->pin)
                 /* Where the kernel does the work (and zeroes, under init_on_alloc): near the memory.
                  * Not fatal: a cpuset may forbid those CPUs. */
                 (void) pin_thread_to_node(s->t, n->cpu_node_idx);
-
-        r = read_nr(s, n->node, f->pool->page_size, &cur);
-        if (r < 0)
-                goto fail;
         f->short_node[i] = false;
 
         if (n->action == PLAN_SHRINK) {
+                r = read_nr(s, n->node, f->pool->page_size, &cur);
+                if (r < 0)
+                        goto fail;
                 /* One write: the kernel frees only free pages; pages in use or reserved stay. */
                 if (cur > n->target) {
                         r = write_nr(s, n->node, f->pool->page_size, n->target);
@@ -193,15 +212,25 @@ void sysfs_fill_run(void *arg) {
                         if (move_node(f, i) < 0)
                                 goto out;
 
-        /* Retry short nodes after compacting them, while rounds still gain pages. */
-        while (f->rounds < SYSFS_MAX_ROUNDS && !stop_requested(s->stop)) {
-                uint64_t before = 0, gained = 0;
+        /* Retry short nodes after compacting them, while rounds still gain pages; then, when
+         * asked, drop the caches and go on the same way. */
+        unsigned limit = SYSFS_MAX_ROUNDS;
+        bool gained = true;
+
+        while (!stop_requested(s->stop)) {
+                uint64_t before = 0;
                 bool any = false;
 
                 for (size_t i = 0; i < p->n_nodes; i++)
                         any |= f->short_node[i];
                 if (!any)
                         break;
+                if (gained == 0 || f->rounds >= limit) {
+                        if (!try_drop_caches(f))
+                                break;
+                        limit = f->rounds + SYSFS_MAX_ROUNDS;
+                }
+                gained = false;
                 f->rounds++;
                 for (size_t i = 0; i < p->n_nodes && !stop_requested(s->stop); i++) {
                         int r;
@@ -214,10 +243,8 @@ void sysfs_fill_run(void *arg) {
                         r = move_node(f, i);
                         if (r < 0)
                                 goto out;
-                        gained += f->after[i] > before ? f->after[i] - before : 0;
+                        gained |= f->after[i] > before;
                 }
-                if (gained == 0)
-                        break;
         }
 out:
         f->interrupted = stop_requested(s->stop);

@@ -41,7 +41,7 @@ static const char *arg_root = "/";
 static struct config arg_cli = CONFIG_INIT; /* pools from --pool, reservations from --reserve */
 static char **arg_release;
 static size_t arg_n_release;
-static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set;
+static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set, arg_drop_caches_set;
 
 static void help(void) {
         printf("Usage: hpfilld [OPTIONS...]            fill, then stay as a daemon (systemd Type=notify)\n"
@@ -61,6 +61,7 @@ static void help(void) {
                "                            Workers per node for methods that use them\n"
                "     --min PCT              Least share of each target that counts as success (default 100)\n"
                "     --shrink               Also shrink pools larger than their target (free pages only)\n"
+               "     --drop-caches          When compaction is not enough, drop the page cache and retry\n"
                "  -r --reserve NAME:SIZE:AMOUNT[@NODE]\n"
                "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@0\n"
                "     --release NAME         Remove reservation NAME (no --once needed)\n"
@@ -83,6 +84,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ONCE,
                 ARG_MIN,
                 ARG_SHRINK,
+                ARG_DROP_CACHES,
                 ARG_ROOT,
                 ARG_RELEASE,
                 ARG_LOG_TARGET,
@@ -97,6 +99,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "threads-per-node", required_argument, NULL, 't' },
                 { "min", required_argument, NULL, ARG_MIN },
                 { "shrink", no_argument, NULL, ARG_SHRINK },
+                { "drop-caches", no_argument, NULL, ARG_DROP_CACHES },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "reserve", required_argument, NULL, 'r' },
@@ -202,6 +205,10 @@ static int parse_argv(int argc, char *argv[]) {
                         arg_cli.shrink = true;
                         arg_shrink_set = true;
                         break;
+                case ARG_DROP_CACHES:
+                        arg_cli.drop_caches = true;
+                        arg_drop_caches_set = true;
+                        break;
                 case 'n':
                         arg_dry_run = true;
                         break;
@@ -301,6 +308,8 @@ static int load_config(int rootfd, struct config *c) {
                 c->min_percent = arg_cli.min_percent;
         if (arg_shrink_set)
                 c->shrink = arg_cli.shrink;
+        if (arg_drop_caches_set)
+                c->drop_caches = arg_cli.drop_caches;
         if (arg_cli.n_pools > 0)
                 config_drop_pools(c);
         for (size_t i = 0; i < arg_cli.n_pools; i++) {

@@ -263,7 +263,7 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
 
 int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
                const struct kernel_caps *caps, struct plan *ret, struct error *e) {
-        struct plan p = { .min_percent = c->min_percent };
+        struct plan p = { .min_percent = c->min_percent, .drop_caches = c->drop_caches };
         int r = 0;
 
         p.pools = calloc(c->n_pools ? c->n_pools : 1, sizeof(*p.pools));

@@ -65,3 +65,7 @@ int pool_compact_node(int rootfd, const struct topology *t, unsigned node) {
         (void) snprintf(path, sizeof(path), "sys/devices/system/node/node%u/compact", node);
         return write_string_at(rootfd, path, "1\n");
 }
+
+int pool_drop_caches(int rootfd) {
+        return write_string_at(rootfd, "proc/sys/vm/drop_caches", "3\n");
+}

@@ -64,7 +64,8 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
                p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
         if (o->rounds)
-                APPEND(", %u retry round%s", o->rounds, o->rounds == 1 ? "" : "s");
+                APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",
+                       o->after_drop ? " (caches dropped)" : "");
         if (o->interrupted)
                 APPEND(", interrupted");
         if (o->error)

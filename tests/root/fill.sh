@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Real fills of the 2 MiB pool on this kernel: totals, per-node lists, percentages, larger pools, --shrink.
+# Real fills of the 2 MiB pool on this kernel: totals, per-node lists, percentages, larger pools, --shrink,
+# --drop-caches where it is not needed.
 . "$(dirname "$0")/lib.sh"
 
 nodes=$(mem_nodes)
@@ -26,6 +27,15 @@ expect_in "$WORK/out" "larger than target, left alone"
 # ...unless asked
 expect_rc 0 "$HPFILLD" --once --shrink --pool 2M:$((50 * n_nodes))
 [ "$(pool2m_nr)" = $((50 * n_nodes)) ] || fail "--shrink left $(pool2m_nr) pages"
+
+# --drop-caches only when a pool falls short: a fill that meets its target drops nothing
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+drops="$(vmstat drop_pagecache) $(vmstat drop_slab)"
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --drop-caches --pool 2M:64M
+expect_in "$WORK/out" "^2M pool: 32/32 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)$"
+[ "$(vmstat drop_pagecache) $(vmstat drop_slab)" = "$drops" ] ||
+        fail "--drop-caches dropped caches on a fill that met its target ($drops -> $(vmstat drop_pagecache) $(vmstat drop_slab))"
 
 # per node
 pool2m_set 0

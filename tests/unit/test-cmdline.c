@@ -18,9 +18,9 @@ TEST(test_apply) {
 
         /* pools replace the configuration's; the other settings apply one by one */
         CHECK_EQ(cmdline_apply("quiet hpfilld.pool=2M:8G hpfilld.pool=\"16M:node0=4\" hpfilld.mode=fault "
-                               "hpfilld.threads=4 hpfilld.min=90 hpfilld.shrink=yes -- hpfilld.mode=nonsense",
+                               "hpfilld.threads=4 hpfilld.min=90 hpfilld.shrink=yes hpfilld.drop_caches=1 -- hpfilld.mode=nonsense",
                                &c, &e),
-                 6);
+                 7);
         CHECK_EQ(c.n_pools, 2);
         CHECK_EQ(c.pools[0].page_size, 2 * MB);
         CHECK_STR_CONTAINS(c.pools[0].origin, "kernel command line: hpfilld.pool=2M:8G");
@@ -30,6 +30,7 @@ TEST(test_apply) {
         CHECK_EQ(c.threads_per_node, 4);
         CHECK_EQ(c.min_percent, 90);
         CHECK(c.shrink);
+        CHECK(c.drop_caches);
         config_done(&c);
 }
 
@@ -44,6 +45,7 @@ TEST(test_reject) {
                 { "hpfilld.threads=0", "hpfilld.threads=0" },
                 { "hpfilld.min=101", "hpfilld.min=101" },
                 { "hpfilld.shrink=perhaps", "hpfilld.shrink=perhaps" },
+                { "hpfilld.drop_caches=3", "hpfilld.drop_caches=3" },
                 { "hpfilld.pools=2M:1", "unknown setting 'hpfilld.pools'" },
                 { "quiet hpfilld.pool", "'hpfilld.pool' has no value" },
         };

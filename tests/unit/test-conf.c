@@ -23,6 +23,7 @@ TEST(test_good_file) {
                        "ThreadsPerNode=4\r\n"
                        "MinPercent=90\n"
                        "Shrink=yes\n"
+                       "DropCaches=true\n"
                        "ReleaseOnStop=on\n"
                        "[Pool]\n"
                        "PageSize=2M\n"
@@ -36,11 +37,12 @@ TEST(test_good_file) {
         CHECK_EQ(c.threads_per_node, 4);
         CHECK_EQ(c.min_percent, 90);
         CHECK(c.shrink);
+        CHECK(c.drop_caches);
         CHECK(c.release_on_stop);
         CHECK_EQ(c.n_pools, 2);
         CHECK_EQ(c.pools[0].page_size, 2 * MB);
         CHECK_EQ(c.pools[0].amount.kind, AMOUNT_BYTES);
-        CHECK_STR_CONTAINS(c.pools[0].origin, "test.conf:10");
+        CHECK_STR_CONTAINS(c.pools[0].origin, "test.conf:11");
         CHECK_EQ(c.pools[1].page_size, 1024 * MB);
         CHECK_EQ(c.pools[1].amount.kind, AMOUNT_PER_NODE);
         CHECK_EQ(c.pools[1].amount.n_nodes, 2);
@@ -60,6 +62,8 @@ TEST(test_bad_files) {
                 { "[Fill]\nThreadsPerNode=0\n", "test.conf:2: ThreadsPerNode=" },
                 { "[Fill]\nShrink=maybe\n", "test.conf:2: Shrink=" },
                 { "[Fill]\nReleaseOnStop=2\n", "test.conf:2: ReleaseOnStop=" },
+                { "[Fill]\nDropCaches=sometimes\n", "test.conf:2: DropCaches=" },
+                { "[Fill]\nDropCaches=yes\nDropCaches=no\n", "test.conf:3: DropCaches= given twice" },
                 { "[Fill\n", "test.conf:1: bad section header" },
                 { "[Pools]\n", "test.conf:1: unknown section [Pools]" },
                 { "Mode=auto\n", "test.conf:1: 'Mode=' outside of a section" },

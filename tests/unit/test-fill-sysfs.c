@@ -158,11 +158,12 @@ TEST(test_stop_before_start) {
 }
 
 /* A simulated kernel: each node holds at most cap[node] pages; each compaction of a node
- * raises its cap by release[node], until max_compactions. */
+ * raises its cap by release[node], until max_compactions; dropping the caches raises each cap
+ * by drop_release[node] and allows drop_compactions more compactions. */
 struct sim {
-        uint64_t nr[2], cap[2], release[2];
-        unsigned compactions[2], max_compactions;
-        unsigned writes;
+        uint64_t nr[2], cap[2], release[2], drop_release[2];
+        unsigned compactions[2], max_compactions, drop_compactions;
+        unsigned writes, drops;
 };
 
 static int sim_read(void *u, unsigned node, uint64_t ps, uint64_t *ret) {
@@ -187,9 +188,19 @@ static int sim_compact(void *u, unsigned node) {
         return 0;
 }
 
+static int sim_drop_caches(void *u) {
+        struct sim *s = u;
+
+        s->drops++;
+        s->cap[0] += s->drop_release[0];
+        s->cap[1] += s->drop_release[1];
+        s->max_compactions += s->drop_compactions;
+        return 0;
+}
+
 TEST(test_retry_after_compaction) {
         struct sim sim = { .cap = { 20, 1000 }, .release = { 5, 0 }, .max_compactions = 3 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, &sim };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f;
 
@@ -207,13 +218,51 @@ TEST(test_retry_after_compaction) {
         CHECK_EQ(sim.compactions[0], 4);
         CHECK_EQ(sim.compactions[1], 0);
         CHECK_EQ(f.done, 85);
+        CHECK_EQ(sim.drops, 0); /* not asked to */
+        CHECK(!f.after_drop);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+/* --drop-caches: only once compaction rounds stop gaining, once per fill, then rounds go on
+ * while they gain; a second pool's writer that runs dry later gets its rounds, no second drop. */
+TEST(test_drop_caches_when_dry) {
+        struct sim sim = { .cap = { 20, 1000 }, .release = { 5, 0 }, .max_compactions = 1,
+                           .drop_release = { 4, 0 }, .drop_compactions = 2 };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
+        struct setup s;
+        struct sysfs_fill f, g;
+
+        setup(&s, 2, "2M:100", false); /* 50 per node */
+        s.shared.ops = &ops;
+        s.shared.drop_caches = true;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        /* 20; round 1: +5 = 25; round 2: nothing; drop: +4 = 29, round 3: +5 = 34 (the drop allowed
+         * more compactions), round 4: nothing, and no second drop */
+        CHECK_EQ(sim.drops, 1);
+        CHECK_EQ(sim.nr[0], 34);
+        CHECK_EQ(f.rounds, 4);
+        CHECK(f.after_drop);
+        CHECK(f.short_node[0]);
+
+        /* the same fill's next writer, short as well: one more round, no second drop */
+        sim.nr[0] = 0;
+        CHECK_EQ(sysfs_fill_init(&g, &s.shared, &s.p.pools[0]), 0);
+        g.after[0] = 0;
+        sysfs_fill_run(&g);
+        CHECK_EQ(sim.drops, 1);
+        CHECK(g.after_drop);
+        CHECK_EQ(g.rounds, 2); /* the first gains nothing, the caches were dropped: one more */
+        CHECK_EQ(sim.nr[0], 34);
+        sysfs_fill_done(&g);
         sysfs_fill_done(&f);
         teardown(&s);
 }
 
 TEST(test_retry_until_met) {
         struct sim sim = { .cap = { 45, 48 }, .release = { 10, 1 }, .max_compactions = 100 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, &sim };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f;
 
@@ -231,7 +280,7 @@ TEST(test_retry_until_met) {
 
 TEST(test_rounds_are_bounded) {
         struct sim sim = { .cap = { 0, 50 }, .release = { 1, 0 }, .max_compactions = 1000 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, &sim };
+        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f;
 
@@ -322,6 +371,7 @@ int main(void) {
         RUN(test_fake_tree_missing_file);
         RUN(test_stop_before_start);
         RUN(test_retry_after_compaction);
+        RUN(test_drop_caches_when_dry);
         RUN(test_retry_until_met);
         RUN(test_rounds_are_bounded);
         RUN(test_executor_signal);

@@ -46,6 +46,12 @@ TEST(test_numa_machine) {
         CHECK_EQ(pool_write_nr(r.fd, &t, 1, 2 << 20, 40), 0);
         CHECK_EQ(fake_node_nr(&r, 1, 2048), 40);
         CHECK_EQ(pool_compact_node(r.fd, &t, 1), 0);
+        CHECK_EQ(fake_read_u64(&r, "sys/devices/system/node/node1/compact"), 1);
+        /* a file the kernel has: written, not created */
+        CHECK_EQ(pool_drop_caches(r.fd), -ENOENT);
+        fake_write(&r, "proc/sys/vm/drop_caches", "0\n");
+        CHECK_EQ(pool_drop_caches(r.fd), 0);
+        CHECK_EQ(fake_read_u64(&r, "proc/sys/vm/drop_caches"), 3);
         CHECK_EQ(pool_read_counts(r.fd, &t, 9, 2 << 20, &c), -ENOENT);
         topology_done(&t);
         fake_root_free(&r);

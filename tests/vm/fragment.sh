@@ -4,7 +4,8 @@
 # memory but 200 MiB, 300 pages of 2 MiB asked of node1 by `echo`, by hugeadm (bound to node1 with
 # numactl, when both are on the host) and by hpfilld's sysfs method. hpfilld comes back short
 # (exit 3) after retry rounds, with the boot parameters that would get the pages, and with no
-# fewer pages than the others; once the fragmenter is gone it gets all 300. The console shows
+# fewer pages than the others, and the same with --drop-caches (the caches dropped once, after
+# the rounds); once the fragmenter is gone it gets all 300. The console shows
 # "fragmented node1: echo N, hugeadm M, hpfilld K pages".
 #
 # Environment (besides lib.sh's): FRAGMENT (the helper, static; built here with ${CC:-cc} -static
@@ -136,10 +137,24 @@ expect_in $OUT "^  hpfilld.pool=2M:node1=$WANT$"
 expect_counts 2048 0 "$HPFILLD_GOT"
 expect_clean 2048 0
 
-echo "fragmented node1: echo $ECHO, hugeadm $HUGEADM, hpfilld $HPFILLD_GOT pages (of $WANT)"
+# --drop-caches: once the rounds stop gaining, the caches are dropped, once (the kernel's counters
+# say so), and the rounds go on; no fewer pages than echo
+set_counts 2048 0 0
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+dp=$(vmstat drop_pagecache) ds=$(vmstat drop_slab)
+expect_rc 3 $HPFILLD --once --mode sysfs --drop-caches --pool 2M:node1=$WANT
+DROP_GOT=$(node_nr 1 2048)
+expect_in $OUT "^2M pool: $DROP_GOT/$WANT pages on 1 node in [0-9.]+ m?s \(sysfs, 1 writer\), ([2-9]|1[0-6]) retry rounds \(caches dropped\)$"
+expect_eq "drop_pagecache after --drop-caches" "$(vmstat drop_pagecache)" $((dp + 1))
+expect_eq "drop_slab after --drop-caches" "$(vmstat drop_slab)" $((ds + 1))
+expect_counts 2048 0 "$DROP_GOT"
+expect_clean 2048 0
+
+echo "fragmented node1: echo $ECHO, hugeadm $HUGEADM, hpfilld $HPFILLD_GOT pages (of $WANT), with --drop-caches $DROP_GOT"
 echo "fragmented node1 times: echo $ECHO_MS ms, hugeadm $HUGEADM_MS ms, hpfilld $HPFILLD_MS ms (fault method: $FAULT pages in $FAULT_MS ms)"
 [ "$HPFILLD_GOT" -ge "$ECHO" ] || fail "hpfilld got $HPFILLD_GOT pages, echo $ECHO"
 [ "$HUGEADM" = - ] || [ "$HPFILLD_GOT" -ge "$HUGEADM" ] || fail "hpfilld got $HPFILLD_GOT pages, hugeadm $HUGEADM"
+[ "$DROP_GOT" -ge "$ECHO" ] || fail "hpfilld --drop-caches got $DROP_GOT pages, echo $ECHO"
 
 # The fragmenter gone (SIGTERM), compaction may move mlocked pages again and node1 has its memory
 kill $FRAG
@@ -150,7 +165,7 @@ expect_eq "fragment's exit status after SIGTERM" $rc 0
 expect_eq "compact_unevictable_allowed (fragmenter gone)" "$(cat /proc/sys/vm/compact_unevictable_allowed)" 1
 expect_rc 0 $HPFILLD --once --mode sysfs --pool 2M:node1=$WANT
 expect_in $OUT "^2M pool: $WANT/$WANT pages on 1 node in [0-9.]+ m?s \(sysfs, 1 writer\)$"
-expect_in $OUT "^  node1: $HPFILLD_GOT -> $WANT \(target $WANT\)$"
+expect_in $OUT "^  node1: $DROP_GOT -> $WANT \(target $WANT\)$"
 expect_counts 2048 0 $WANT
 expect_clean 2048 0
 echo "fragment: all checks passed"
@@ -162,7 +177,7 @@ vm_expect_log "^node1 fragmented in [0-9]+ ms: [0-9]+ MiB pinned"
 vm_expect_log "^  \| 2M pool: [0-9]+/300 pages on 1 node .*, [1-8] retry rounds?$"
 vm_expect_log "^  \|   hugepagesz=2M hugepages=1:300( |$)"
 vm_expect_log "^  \|   hpfilld.pool=2M:node1=300$"
-vm_expect_log "^fragmented node1: echo [0-9]+, hugeadm ([0-9]+|-), hpfilld [0-9]+ pages"
+vm_expect_log "^fragmented node1: echo [0-9]+, hugeadm ([0-9]+|-), hpfilld [0-9]+ pages \(of 300\), with --drop-caches [0-9]+$"
 vm_expect_log "^fragment: all checks passed$"
 grep -E "^fragmented node1" "$VM_LOG"
 echo PASS
