@@ -17,6 +17,7 @@ int executor_block_signals(void);
 
 /* Starts one thread per task, then waits. A SIGINT or SIGTERM requests @stop; the tasks are
  * expected to notice and return. @tick (may be NULL) runs about every @tick_ms while tasks run.
- * Returns once every task has returned. */
+ * A lone task without @tick runs on the calling thread instead, and sees the signals in its
+ * stop_requested() checks. Returns once every task has returned. */
 int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, unsigned tick_ms,
                  void (*tick)(void *userdata), void *userdata);

@@ -9,6 +9,10 @@
 struct stop {
         atomic_bool requested;
         atomic_int signo;
+        /* A signalfd for SIGINT/SIGTERM while a lone task runs on the thread that takes the
+         * signals (the executor's inline case): stop_requested() reads it. -1 otherwise; only
+         * changed while no other thread runs. */
+        int signal_fd;
         pthread_mutex_t lock;
         pthread_cond_t cond;
 };
@@ -16,7 +20,11 @@ struct stop {
 void stop_init(struct stop *s);
 void stop_done(struct stop *s);
 void stop_request(struct stop *s, int signo);
+/* A signal waiting on signal_fd becomes a stop request. @block: wait for one. */
+void stop_take_signal(struct stop *s, bool block);
 static inline bool stop_requested(struct stop *s) {
+        if (s->signal_fd >= 0)
+                stop_take_signal(s, false);
         return atomic_load_explicit(&s->requested, memory_order_acquire);
 }
 /* Blocks until a stop is requested. */

@@ -16,10 +16,6 @@ uint64_t pool_run_progress(const struct pool_run *r) {
         return n;
 }
 
-static void tick(void *userdata) {
-        (void) userdata; /* progress is read by the caller's own tick, see main.c */
-}
-
 static void note_error(struct pool_run *r, int error, const char *what) {
         if (!r->error && error) {
                 r->error = error;
@@ -77,7 +73,7 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 } else if (!runs[i].error)
                         jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
         }
-        r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick ? shared->tick : tick, shared->tick_data);
+        r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick, shared->tick_data);
         if (r < 0)
                 goto finish;
 
@@ -102,7 +98,7 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 r = 0;
         }
         if (n_tasks > 0)
-                r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick ? shared->tick : tick,
+                r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick,
                                  shared->tick_data);
 
 finish:

@@ -170,7 +170,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
                 .pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO"),
                 .pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0),
-                .tick = tick_progress,
+                /* progress to report: the daemon's STATUS=, debug lines */
+                .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? tick_progress : NULL,
                 .tick_ms = JOB_TICK_MS,
                 .tick_data = &progress,
         };

@@ -344,16 +344,34 @@ TEST(test_executor_jobs) {
         stop_done(&stop);
 }
 
-TEST(test_threaded_fill_with_hook) {
+struct on_thread {
+        struct sysfs_fill *f;
+        pthread_t caller;
+        bool same;
+};
+
+static void fill_noting_thread(void *arg) {
+        struct on_thread *o = arg;
+
+        o->same = pthread_equal(pthread_self(), o->caller);
+        sysfs_fill_run(o->f);
+}
+
+/* The SIGINT hook stops a lone writer after 3 steps: on its own thread when there is progress
+ * to tick (@ticking), else on the calling thread, which reads the signal in stop_requested(). */
+static void fill_with_hook(bool ticking) {
         struct setup s;
         struct sysfs_fill f;
-        struct task job = { sysfs_fill_run, &f };
+        struct on_thread o = { .f = &f, .caller = pthread_self() };
+        struct task job = { fill_noting_thread, &o };
 
         setup(&s, 2, "2M:100", false); /* 10 steps of 10 pages */
         s.shared.step_pages = 10;
         s.shared.interrupt_after = 3;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
-        CHECK_EQ(executor_run(&job, 1, &s.stop, 1000, NULL, NULL), 0);
+        CHECK_EQ(executor_run(&job, 1, &s.stop, 1000, ticking ? tick : NULL, NULL), 0);
+        CHECK_EQ(o.same, !ticking);
+        CHECK_EQ(s.stop.signal_fd, -1);
         CHECK(f.interrupted);
         CHECK_EQ(s.stop.signo, SIGINT);
         CHECK_EQ(s.shared.steps, 3);
@@ -361,6 +379,26 @@ TEST(test_threaded_fill_with_hook) {
         CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 0);
         sysfs_fill_done(&f);
         teardown(&s);
+}
+
+TEST(test_threaded_fill_with_hook) {
+        fill_with_hook(true);
+}
+
+TEST(test_inline_fill_with_hook) {
+        fill_with_hook(false);
+}
+
+/* A lone task waiting for a stop on the signals' thread: the wait itself reads them. */
+TEST(test_inline_wait) {
+        struct stop stop;
+        struct task job = { raise_and_wait, &stop };
+
+        stop_init(&stop);
+        CHECK_EQ(executor_run(&job, 1, &stop, 50, NULL, NULL), 0);
+        CHECK(stop_requested(&stop));
+        CHECK_EQ(stop.signo, SIGINT);
+        stop_done(&stop);
 }
 
 int main(void) {
@@ -377,5 +415,7 @@ int main(void) {
         RUN(test_executor_signal);
         RUN(test_executor_jobs);
         RUN(test_threaded_fill_with_hook);
+        RUN(test_inline_fill_with_hook);
+        RUN(test_inline_wait);
         return 0;
 }
