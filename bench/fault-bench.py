@@ -9,7 +9,7 @@ nothing unless the kernel runs with init_on_alloc=1, where it zeroes serially. N
 import argparse
 import os
 
-from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, run_interleaved
+from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, run_interleaved, warm_free_memory
 
 
 def main():
@@ -19,9 +19,12 @@ def main():
     ap.add_argument("--runs", type=int, default=7, help="runs per variant (default 7)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed warm-up fills (default 1)")
     ap.add_argument("--max-threads", type=int, default=os.cpu_count(), help="up to this many threads per node")
+    ap.add_argument("--no-warm-free", action="store_true", help="do not touch 75%% of free memory first")
     args = ap.parse_args()
 
     check_host()
+    if not args.no_warm_free:
+        warm_free_memory(args.hpfilld)
     pages = parse_size(args.size) // PAGE
     base = [args.hpfilld, "--once", "-q", "--pool", "2M:%d" % pages]
     tools = {}

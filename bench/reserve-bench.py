@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, read, timed, write
+from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, read, timed, warm_free_memory, write
 
 
 def main():
@@ -24,12 +24,15 @@ def main():
     ap.add_argument("--size", default="2G", help="reservation size (default 2G)")
     ap.add_argument("--threads", type=int, default=2, help="threads: hpfilld per node, QEMU prealloc-threads")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--no-warm-free", action="store_true", help="do not touch 75%% of free memory first")
     args = ap.parse_args()
 
     qemu = shutil.which("qemu-system-x86_64")
     if not qemu:
         sys.exit("qemu-system-x86_64 not found (apt-get install qemu-system-x86)")
     check_host()
+    if not args.no_warm_free:
+        warm_free_memory(args.hpfilld)
     pages = parse_size(args.size) // PAGE
     mnt = tempfile.mkdtemp(prefix="hpfilld-bench-")
     subprocess.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", mnt], check=True)

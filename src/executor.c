@@ -12,8 +12,18 @@
 #include "executor.h"
 #include "macro.h"
 
+/* Tasks start once every thread exists: creating a thread maps its stack, which takes the mmap
+ * lock for writing and would stall the tasks already faulting pages in (they hold it for
+ * reading, a chunk at a time). */
+struct gate {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool open;
+};
+
 struct runner {
         const struct task *task;
+        struct gate *gate;
         int done_fd;
         pthread_t thread;
 };
@@ -22,6 +32,10 @@ static void *runner_main(void *arg) {
         struct runner *r = arg;
         uint64_t one = 1;
 
+        (void) pthread_mutex_lock(&r->gate->lock);
+        while (!r->gate->open)
+                (void) pthread_cond_wait(&r->gate->cond, &r->gate->lock);
+        (void) pthread_mutex_unlock(&r->gate->lock);
         r->task->fn(r->task->arg);
         /* eventfd writes of 1 never block and never fail short; nothing to do if they fail. */
         (void) !write(r->done_fd, &one, sizeof(one));
@@ -45,6 +59,7 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
                  void (*tick)(void *userdata), void *userdata) {
         _cleanup_(closep) int done_fd = -1, sig_fd = -1;
         _cleanup_(freep) struct runner *runners = NULL;
+        struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false };
         size_t started = 0, finished = 0;
         sigset_t set;
         int r = 0;
@@ -70,7 +85,7 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
                 return -ENOMEM;
 
         for (; started < n_tasks; started++) {
-                runners[started] = (struct runner) { .task = &tasks[started], .done_fd = done_fd };
+                runners[started] = (struct runner) { .task = &tasks[started], .gate = &gate, .done_fd = done_fd };
                 r = -pthread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
                 if (r < 0) {
                         /* Let the ones already running wind down, then report. */
@@ -78,6 +93,10 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
                         break;
                 }
         }
+        (void) pthread_mutex_lock(&gate.lock);
+        gate.open = true;
+        (void) pthread_cond_broadcast(&gate.cond);
+        (void) pthread_mutex_unlock(&gate.lock);
 
         while (finished < started) {
                 struct pollfd p[2] = {
@@ -108,5 +127,7 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
         }
         for (size_t i = 0; i < started; i++)
                 (void) pthread_join(runners[i].thread, NULL);
+        (void) pthread_cond_destroy(&gate.cond);
+        (void) pthread_mutex_destroy(&gate.lock);
         return r;
 }

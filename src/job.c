@@ -275,8 +275,9 @@ int job_run(struct job *j, const struct config *c) {
                 goto out;
         }
 
-        reserves = calloc(plan.n_reserves + 1, sizeof(*reserves));
-        if (!reserves) {
+        /* none without reservations: each run holds two paths, 8 KiB to clear for nothing */
+        reserves = plan.n_reserves > 0 ? calloc(plan.n_reserves, sizeof(*reserves)) : NULL;
+        if (plan.n_reserves > 0 && !reserves) {
                 log_error_errno(-ENOMEM, "Out of memory");
                 goto out;
         }
