@@ -17,135 +17,33 @@
 #
 # Needs root, qemu-system-x86_64, mmdebstrap, mkfs.ext4 (e2fsprogs), meson and ninja, and
 # Debian's mirror (once: the rootfs is cached). dracut runs in the rootfs only, never on the host.
-# Environment: SOURCE_ROOT (the source tree to build and install; default: this script's), VM_EXIT
-# (the static vm-exit helper; built with ${CC:-cc} -static when unset), HPFILLD_VM_CACHE (default
-# /var/cache/hpfilld-vm: the rootfs tarball, keyed by a hash of the mmdebstrap arguments),
-# HPFILLD_VM_MIRROR (default: the host's apt source for the suite), HPFILLD_VM_TIMEOUT (seconds
-# for the boot, default 300), HPFILLD_VM_KEEP=1 (keep the work directory), CI (set: what would be
-# a skip is a failure).
+# Environment: as tests/vm/rootfs.sh says (SOURCE_ROOT, VM_EXIT, HPFILLD_VM_CACHE,
+# HPFILLD_VM_MIRROR, HPFILLD_VM_TIMEOUT, HPFILLD_VM_KEEP, CI).
 set -eu
 
-VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SOURCE_ROOT=${SOURCE_ROOT:-$(cd "$VM_DIR/../.." && pwd)}
-# shellcheck disable=SC2034 # common.sh's fail names the test
-VM_NAME=dracut
-VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-300}
-CACHE=${HPFILLD_VM_CACHE:-/var/cache/hpfilld-vm}
-SUITE=bookworm
+# shellcheck source=tests/vm/rootfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/rootfs.sh"
 # the guest: as tests/vm/systemd.sh
 NODES=(1536:0 1024:1 1024:2 1024)
 # the plan: 2 MiB pages per node, sizes and a page count (node2 gets none, node3 has no CPU)
 PLAN="node0=64M,node1=24,node3=96M"
 WANT="node0=32 node1=24 node2=0 node3=48"
-# shellcheck source=tests/vm/common.sh disable=SC1091
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
-command -v qemu-system-x86_64 >/dev/null || cannot_run "no qemu-system-x86_64 (package qemu-system-x86)"
-command -v mmdebstrap >/dev/null || cannot_run "no mmdebstrap (package mmdebstrap)"
-command -v mkfs.ext4 >/dev/null || cannot_run "no mkfs.ext4 (package e2fsprogs)"
-for tool in meson ninja tar timeout chroot unshare flock sha256sum; do
-        command -v "$tool" >/dev/null || cannot_run "no $tool"
-done
-[ -r "$SOURCE_ROOT/meson.build" ] || fail "SOURCE_ROOT=$SOURCE_ROOT is no source tree"
-
-WORK=$(mktemp -d /tmp/hpfilld-vm-dracut.XXXXXX)
-ROOT=$WORK/root
-QEMU_PID=""
-
-cleanup() {
-        local rc=$?
-        if [ -n "$QEMU_PID" ]; then
-                kill "$QEMU_PID" 2>/dev/null || true
-                wait "$QEMU_PID" 2>/dev/null || true
-        fi
-        if [ "${HPFILLD_VM_KEEP:-0}" = 1 ]; then
-                echo "kept $WORK"
-        else
-                # the chroot's mounts were in a mount namespace of their own: none is left here
-                rm -rf --one-file-system "$WORK"
-        fi
-        exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-secs() { # since (date +%s%N): seconds with one decimal
-        local t=$((($(date +%s%N) - $1) / 100000000))
-        echo "$((t / 10)).$((t % 10))"
-}
-
-if [ -z "${VM_EXIT:-}" ]; then
-        VM_EXIT=$WORK/vm-exit
-        "${CC:-cc}" -static -O2 -Wall -Wextra -Werror -o "$VM_EXIT" "$VM_DIR/vm-exit.c" ||
-                cannot_run "cannot build vm-exit with ${CC:-cc} -static (static libc missing?)"
-fi
-[ -x "$VM_EXIT" ] || fail "VM_EXIT=$VM_EXIT is not an executable"
-if ldd "$VM_EXIT" >/dev/null 2>&1; then
-        fail "$VM_EXIT is not statically linked"
-fi
+rootfs_setup
 
 ### The rootfs: a tarball made by mmdebstrap once, cached under a hash of its arguments
 
-# mirror: the host's apt source for $SUITE (main), or any Debian suite's, or deb.debian.org
-mirror=${HPFILLD_VM_MIRROR:-}
-if [ -z "$mirror" ]; then
-        # shellcheck disable=SC2016 # apt-get's own $(FIELD) syntax
-        targets=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' 2>/dev/null |
-                sort -u || true)
-        mirror=$(echo "$targets" | awk -v s="$SUITE" '$2 == s && $3 == "main" { print $1; exit }')
-        [ -n "$mirror" ] || mirror=$(echo "$targets" | awk '$2 !~ /-/ && $3 == "main" { print $1; exit }')
-        [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-fi
 # dracut (which conflicts with initramfs-tools) provides the kernel package's linux-initramfs-tool;
-# systemd-sysv: dracut builds the systemd-based initramfs a Debian system gets
-# shellcheck disable=SC2054 # the commas are mmdebstrap's
-mm_args=(--variant=apt
-        --include=systemd-sysv,udev,kmod,dracut,linux-image-cloud-amd64,libnuma1,libcap2
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*'
-        --dpkgopt='path-exclude=/usr/share/locale/*' --aptopt='Acquire::Languages "none"'
-        "$SUITE")
-key=$(printf '%s\n' "${mm_args[@]}" | sha256sum | cut -c1-12)
-# not rootfs-*.tar: that is vm-systemd's, which removes the others of that name
-rootfs=$CACHE/dracut-rootfs-$SUITE-$key.tar
-mkdir -p "$CACHE"
-exec 9>"$CACHE/.dracut-rootfs.lock"
-flock 9
-if [ ! -s "$rootfs" ]; then
-        echo "building the rootfs with mmdebstrap from $mirror (once; a few minutes)"
-        start=$(date +%s%N)
-        rm -f "$CACHE"/.dracut-rootfs.*.tar # what a killed build left
-        tmp=$(mktemp "$CACHE/.dracut-rootfs.XXXXXX.tar")
-        if ! mmdebstrap -q "${mm_args[@]}" "$tmp" "$mirror" >"$WORK/mmdebstrap.log" 2>&1; then
-                tail -n 30 "$WORK/mmdebstrap.log"
-                rm -f "$tmp"
-                cannot_run "mmdebstrap failed (no network or mirror?) - see above"
-        fi
-        chmod 644 "$tmp"
-        mv "$tmp" "$rootfs"
-        for old in "$CACHE"/dracut-rootfs-*.tar; do
-                [ "$old" = "$rootfs" ] || rm -f "$old"
-        done
-        echo "rootfs: $(du -h "$rootfs" | cut -f1) in $(secs "$start") s"
-fi
-exec 9>&-
+# systemd-sysv: dracut builds the systemd-based initramfs a Debian system gets. Not rootfs-*.tar:
+# that is vm-systemd's, which removes the others of that name.
+rootfs_tarball dracut-rootfs systemd-sysv,udev,kmod,dracut,linux-image-cloud-amd64,libnuma1,libcap2
 
 ### hpfilld for the rootfs: built with prefix /usr and installed by meson, with the dracut module
 
 start=$(date +%s%N)
-if ! { meson setup "$WORK/build" "$SOURCE_ROOT" --prefix=/usr -Dtests=false -Dinitramfs-tools=disabled \
-        -Ddracut=enabled -Dman-pages=disabled && ninja -C "$WORK/build"; } >"$WORK/build.log" 2>&1; then
-        tail -n 30 "$WORK/build.log"
-        fail "building hpfilld with --prefix=/usr failed"
-fi
-mkdir "$ROOT"
-tar -x -C "$ROOT" -f "$rootfs"
-DESTDIR=$ROOT meson install -C "$WORK/build" --no-rebuild >"$WORK/install.log" 2>&1 ||
-        { cat "$WORK/install.log"; fail "meson install failed"; }
+rootfs_install -Dinitramfs-tools=disabled -Ddracut=enabled
 MODDIR=usr/lib/dracut/modules.d/90hpfilld
-for f in usr/sbin/hpfilld etc/hpfilld.conf $MODDIR/module-setup.sh $MODDIR/hpfilld-hook.sh; do
-        [ -e "$ROOT/$f" ] || { cat "$WORK/install.log"; fail "meson install put no /$f in the rootfs"; }
-done
+rootfs_expect usr/sbin/hpfilld etc/hpfilld.conf $MODDIR/module-setup.sh $MODDIR/hpfilld-hook.sh
 if grep -n '@[a-z_]*@' "$ROOT/$MODDIR"/*; then
         fail "the installed dracut module has a placeholder left"
 fi
@@ -218,90 +116,29 @@ EOF
 
 # the initramfs, by dracut in the rootfs for the rootfs's kernel: every module dracut picks by itself
 # (no --add hpfilld) plus the test module; --no-hostonly, as the build host is not the guest, and
-# only the drivers the guest needs for its disk. The chroot's /proc, /sys and /dev (a tmpfs with a
-# few nodes, not the host's) are mounted in a mount namespace of its own: they go away with it,
-# however the test ends.
-kernel=$(cd "$ROOT/boot" && printf '%s\n' vmlinuz-* | sort -V | tail -n 1)
-[ -f "$ROOT/boot/$kernel" ] || fail "no kernel in the rootfs's /boot"
-kver=${kernel#vmlinuz-}
-# shellcheck disable=SC2016 # expanded by that shell
-unshare --mount --propagation private /bin/sh -ec '
-        mount -t proc proc "$1/proc"
-        mount -t sysfs sysfs "$1/sys"
-        mount -t tmpfs -o mode=755 tmpfs "$1/dev"
-        for node in null:3 zero:5 full:7 random:8 urandom:9; do
-                mknod -m 666 "$1/dev/${node%:*}" c 1 "${node#*:}"
-        done
-        chroot "$1" dracut --force --no-hostonly --no-hostonly-cmdline --add hpfilldcheck \
-                --drivers "virtio_blk virtio_pci" --kver "$2" "/boot/initrd.img-$2"
-' sh "$ROOT" "$kver" >"$WORK/dracut.log" 2>&1 ||
+# only the drivers the guest needs for its disk
+rootfs_kernel
+rootfs_chroot dracut --force --no-hostonly --no-hostonly-cmdline --add hpfilldcheck \
+        --drivers "virtio_blk virtio_pci" --kver "$KVER" "/boot/initrd.img-$KVER" >"$WORK/dracut.log" 2>&1 ||
         { cat "$WORK/dracut.log"; fail "dracut failed in the rootfs"; }
 grep -q "Including module: hpfilld " "$WORK/dracut.log" ||
         { cat "$WORK/dracut.log"; fail "dracut did not pick up the hpfilld module by itself"; }
-chroot "$ROOT" lsinitrd "/boot/initrd.img-$kver" >"$WORK/initramfs.list"
-for f in usr/sbin/hpfilld etc/hpfilld.conf "boot/config-$kver" usr/lib/dracut/hooks/pre-mount/10-hpfilld-hook.sh \
+chroot "$ROOT" lsinitrd "/boot/initrd.img-$KVER" >"$WORK/initramfs.list"
+for f in usr/sbin/hpfilld etc/hpfilld.conf "boot/config-$KVER" usr/lib/dracut/hooks/pre-mount/10-hpfilld-hook.sh \
         usr/lib/dracut/hooks/pre-mount/90-hpfilldcheck.sh; do
         grep -Eq " ${f//./\\.}( ->.*)?$" "$WORK/initramfs.list" ||
                 fail "no $f in the initramfs (lsinitrd: $WORK/initramfs.list)"
 done
 # the root device: dracut's pre-mount hooks run once it is there; the VM ends before it is mounted
 mkfs.ext4 -q -F -L root "$WORK/disk.img" 64M >/dev/null || fail "mkfs.ext4 failed"
-echo "rootfs prepared in $(secs "$start") s: hpfilld built and installed, initramfs by dracut ($kver," \
-        "$(du -h "$ROOT/boot/initrd.img-$kver" | cut -f1))"
+echo "rootfs prepared in $(secs "$start") s: hpfilld built and installed, initramfs by dracut ($KVER," \
+        "$(du -h "$ROOT/boot/initrd.img-$KVER" | cut -f1))"
 
 ### the boot
 
-nodes_args=()
-total=0
-id=0
-for spec in "${NODES[@]}"; do
-        mib=${spec%%:*}
-        cpus=""
-        [ "$spec" = "$mib" ] || cpus=${spec#*:}
-        nodes_args+=(-object "memory-backend-ram,id=m$id,size=${mib}M"
-                -numa "node,nodeid=$id,memdev=m$id${cpus:+,cpus=$cpus}")
-        total=$((total + mib))
-        id=$((id + 1))
-done
 append="root=/dev/vda console=ttyS0 panic=-1 quiet nokaslr rd.shell=0 rd.emergency=poweroff hpfilld.pool=2M:$PLAN"
 LOG=$WORK/console.log
-echo "booting $kernel, nodes ${NODES[*]}, timeout ${VM_TIMEOUT}s, append: $append"
-start=$(date +%s%N)
-# stdin from /dev/null: QEMU must not read the test runner's terminal
-timeout "$VM_TIMEOUT" qemu-system-x86_64 \
-        -accel tcg,thread=multi -cpu max \
-        -m "${total}M" -smp 3 "${nodes_args[@]}" \
-        -nodefaults -nographic -no-reboot -serial stdio -monitor none -nic none \
-        -kernel "$ROOT/boot/$kernel" -initrd "$ROOT/boot/initrd.img-$kver" \
-        -append "$append" \
-        -drive "file=$WORK/disk.img,if=virtio,format=raw" \
-        -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        </dev/null >"$LOG" 2>&1 &
-QEMU_PID=$!
-status=0
-wait "$QEMU_PID" || status=$?
-QEMU_PID=""
-sed -e "s/\r//g" -e "s/\x1b\[[0-9;?]*[A-Za-z]//g" -e "s/\x1bc/\n/g" "$LOG" >"$LOG.txt"
-mv "$LOG.txt" "$LOG"
-rc=$(sed -n 's/^hpfilld-vm: guest result \([0-9]*\) .*/\1/p' "$LOG" | tail -n 1)
-if [ "$status" = 1 ] && [ "$rc" = 0 ]; then
-        grep -E '^(hpfilld-vm|FAIL):' "$LOG"
-        echo "--- passed, QEMU exited after $(secs "$start") s"
-else
-        echo "--- guest console (last 150 lines)"
-        tail -n 150 "$LOG"
-        echo "--- QEMU exited $status after $(secs "$start") s"
-        if [ "$status" = 124 ]; then
-                fail "no result within ${VM_TIMEOUT}s (QEMU killed; the boot hung?)"
-        elif [ $((status % 2)) = 1 ] && [ "$status" -ge 3 ] && [ "$status" -le $((VM_MAX_BYTE * 2 + 1)) ] &&
-                [ -n "$rc" ]; then
-                fail "$rc check(s) failed in the guest (see FAIL above)"
-        elif [ "$status" = 0 ]; then
-                fail "harness error: QEMU exited 0 (kernel panic, or the guest powered off without vm-exit)"
-        else
-                fail "harness error: QEMU exited $status, guest result '${rc:-none}'"
-        fi
-fi
+rootfs_boot "" "$LOG" "$append"
 # the report on the console, as the guest's check printed it from the kernel log
 grep -Eq '^hpfilld-vm: kernel log: user\.info hpfilld: 2M pool: 104/104 pages on 3 nodes in ' "$LOG" ||
         fail "no hpfilld report on the guest console"

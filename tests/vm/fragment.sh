@@ -12,15 +12,7 @@
 # when unset), HUGEADM and NUMACTL (default: from PATH; empty: no hugeadm in the comparison).
 . "$(dirname "$0")/lib.sh"
 
-if [ -z "${FRAGMENT:-}" ]; then
-        FRAGMENT=$WORK/fragment
-        "${CC:-cc}" -static -O2 -Wall -Wextra -Werror -o "$FRAGMENT" "$VM_DIR/../frag/fragment.c" ||
-                cannot_run "cannot build tests/frag/fragment.c with ${CC:-cc} -static (static libc missing?)"
-fi
-[ -x "$FRAGMENT" ] || fail "FRAGMENT=$FRAGMENT is not an executable"
-if ldd "$FRAGMENT" >/dev/null 2>&1; then
-        fail "$FRAGMENT is not statically linked"
-fi
+vm_static FRAGMENT "$VM_DIR/../frag/fragment.c" tests/frag/fragment.c
 HUGEADM=${HUGEADM-$(command -v hugeadm || true)}
 NUMACTL=${NUMACTL-$(command -v numactl || true)}
 if [ -z "$HUGEADM" ] || [ -z "$NUMACTL" ]; then

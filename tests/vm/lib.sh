@@ -14,10 +14,9 @@
 # VM_APPEND (set by a test script): more kernel parameters.
 set -eu
 
-VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-240}
-VM_NAME=$(basename "$0" .sh)
 
+# shellcheck source=tests/vm/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
@@ -37,38 +36,9 @@ else
         VM_KERNEL=$("$VM_DIR/fetch-kernel.sh") || cannot_run "no kernel image for the VM (tests/vm/fetch-kernel.sh failed)"
 fi
 
-WORK=$(mktemp -d /tmp/hpfilld-vm-test.XXXXXX)
+vm_workdir test
 VM_LOG=$WORK/console.log
-VM_QEMU_PID=""
-
-vm_cleanup() {
-        local rc=$?
-        # a killed test (meson's timeout, ^C) must not leave QEMU running: timeout(1) passes the
-        # signal on to QEMU
-        if [ -n "$VM_QEMU_PID" ]; then
-                kill "$VM_QEMU_PID" 2>/dev/null || true
-                wait "$VM_QEMU_PID" 2>/dev/null || true
-        fi
-        if [ "${HPFILLD_VM_KEEP:-0}" = 1 ]; then
-                echo "kept $WORK"
-        else
-                rm -rf "$WORK"
-        fi
-        exit "$rc"
-}
-trap vm_cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ -z "${VM_EXIT:-}" ]; then
-        VM_EXIT=$WORK/vm-exit
-        "${CC:-cc}" -static -O2 -Wall -Wextra -Werror -o "$VM_EXIT" "$VM_DIR/vm-exit.c" ||
-                cannot_run "cannot build vm-exit with ${CC:-cc} -static (static libc missing?)"
-fi
-[ -x "$VM_EXIT" ] || fail "VM_EXIT=$VM_EXIT is not an executable"
-# vm-exit runs in the guest with nothing else: it must be static
-if ldd "$VM_EXIT" >/dev/null 2>&1; then
-        fail "$VM_EXIT is not statically linked"
-fi
+vm_static VM_EXIT "$VM_DIR/vm-exit.c" vm-exit
 
 # vm_guest: the guest test script, read from stdin
 vm_guest() {
@@ -132,62 +102,30 @@ EOF
 # cpus=, such as 0 or 1-2; without it the node has memory only), and fails the test unless the
 # guest test passed. The console goes to $VM_LOG; its tail is shown.
 vm_run() {
-        local spec mib cpus hi id=0 total=0 smp=0 start took status rc
-        local -a numa=()
-        for spec in "$@"; do
-                mib=${spec%%:*}
-                cpus=""
-                [ "$spec" = "$mib" ] || cpus=${spec#*:}
-                [[ $mib =~ ^[1-9][0-9]*$ && $cpus =~ ^([0-9]+(-[0-9]+)?)?$ ]] || fail "vm_run: bad node '$spec'"
-                numa+=(-object "memory-backend-ram,id=m$id,size=${mib}M"
-                        -numa "node,nodeid=$id,memdev=m$id${cpus:+,cpus=$cpus}")
-                total=$((total + mib))
-                if [ -n "$cpus" ]; then
-                        hi=${cpus##*-}
-                        [ $((hi + 1)) -le "$smp" ] || smp=$((hi + 1))
-                fi
-                id=$((id + 1))
-        done
-        [ "$smp" -gt 0 ] || fail "vm_run: no node has CPUs"
+        local start
+        vm_numa "$@"
         vm_initramfs
 
-        echo "booting $(basename "$VM_KERNEL"): $*, -smp $smp -m ${total}M, timeout ${VM_TIMEOUT}s"
+        echo "booting $(basename "$VM_KERNEL"): $*, -smp $VM_SMP -m ${VM_MEM}M, timeout ${VM_TIMEOUT}s"
         start=$(date +%s%N)
         # nokaslr: with KASLR the kernel image lands at a random physical address, on node1 in
         # some boots, and then the node has no free gigabyte for a 1 GiB page.
-        # stdin from /dev/null: QEMU must not read the test runner's terminal
-        timeout "$VM_TIMEOUT" qemu-system-x86_64 \
-                -accel tcg,thread=multi -cpu max \
-                -m "${total}M" -smp "$smp" "${numa[@]}" \
-                -nodefaults -nographic -no-reboot -serial stdio -monitor none \
-                -kernel "$VM_KERNEL" -initrd "$WORK/initrd.gz" \
-                -append "console=ttyS0 panic=-1 quiet nokaslr${VM_APPEND:+ $VM_APPEND}" \
-                -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-                </dev/null >"$VM_LOG" 2>&1 &
-        VM_QEMU_PID=$!
-        status=0
-        wait "$VM_QEMU_PID" || status=$?
-        VM_QEMU_PID=""
-        # the serial console writes CR LF; SeaBIOS clears the screen
-        sed -e "s/\r//g" -e "s/\x1b\[[0-9;?]*[A-Za-z]//g" -e "s/\x1bc/\n/g" "$VM_LOG" >"$VM_LOG.txt"
-        mv "$VM_LOG.txt" "$VM_LOG"
+        vm_qemu "$VM_LOG" -kernel "$VM_KERNEL" -initrd "$WORK/initrd.gz" \
+                -append "console=ttyS0 panic=-1 quiet nokaslr${VM_APPEND:+ $VM_APPEND}"
         echo "--- guest console (last 80 lines)"
         tail -n 80 "$VM_LOG"
-        took=$((($(date +%s%N) - start) / 100000000))
-        echo "--- QEMU exited $status after $((took / 10)).$((took % 10)) s"
+        echo "--- QEMU exited $VM_STATUS after $(secs "$start") s"
 
-        rc=$(sed -n 's/^hpfilld-vm: guest result \([0-9]*\) .*/\1/p' "$VM_LOG" | tail -n 1)
-        if [ "$status" = 124 ]; then
+        if [ "$VM_STATUS" = 124 ]; then
                 fail "no result within ${VM_TIMEOUT}s (QEMU killed; a hang in the guest?)"
-        elif [ "$status" = 1 ] && [ "$rc" = 0 ]; then
+        elif [ "$VM_STATUS" = 1 ] && [ "$VM_RESULT" = 0 ]; then
                 return 0
-        elif [ $((status % 2)) = 1 ] && [ "$status" -ge 3 ] && [ "$status" -le $((VM_MAX_BYTE * 2 + 1)) ] &&
-                [ -n "$rc" ]; then
-                fail "the guest test failed with status $rc (see FAIL above)"
-        elif [ "$status" = 0 ]; then
+        elif vm_failed_in_guest; then
+                fail "the guest test failed with status $VM_RESULT (see FAIL above)"
+        elif [ "$VM_STATUS" = 0 ]; then
                 fail "harness error: QEMU exited 0 (kernel panic, or the guest powered off without vm-exit)"
         else
-                fail "harness error: QEMU exited $status, guest result '${rc:-none}' (QEMU refused the command line?)"
+                fail "harness error: QEMU exited $VM_STATUS, guest result '${VM_RESULT:-none}' (QEMU refused the command line?)"
         fi
 }
 

@@ -19,131 +19,31 @@
 # ends the VM through vm-exit with the number of failures.
 #
 # Needs root, qemu-system-x86_64, mmdebstrap, mkfs.ext4 with -d (e2fsprogs), meson and ninja, and
-# Debian's mirror (once: the rootfs is cached). Environment: SOURCE_ROOT (the source tree to
-# build and install; default: this script's), VM_EXIT (the static vm-exit helper; built with
-# ${CC:-cc} -static when unset), HPFILLD_VM_CACHE (default /var/cache/hpfilld-vm: the rootfs
-# tarball, keyed by a hash of the mmdebstrap arguments), HPFILLD_VM_MIRROR (default: the host's
-# apt source for the suite), HPFILLD_VM_TIMEOUT (seconds per boot, default 300), HPFILLD_VM_KEEP=1
-# (keep the work directory), CI (set: what would be a skip is a failure).
+# Debian's mirror (once: the rootfs is cached). Environment: as tests/vm/rootfs.sh says
+# (SOURCE_ROOT, VM_EXIT, HPFILLD_VM_CACHE, HPFILLD_VM_MIRROR, HPFILLD_VM_TIMEOUT, HPFILLD_VM_KEEP,
+# CI).
 set -eu
 
-VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SOURCE_ROOT=${SOURCE_ROOT:-$(cd "$VM_DIR/../.." && pwd)}
-VM_NAME=systemd
-VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-300}
-CACHE=${HPFILLD_VM_CACHE:-/var/cache/hpfilld-vm}
-SUITE=bookworm
+# shellcheck source=tests/vm/rootfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/rootfs.sh"
 # the guest: as tests/vm/per-node.sh, with enough memory for systemd
 NODES=(1536:0 1024:1 1024:2 1024)
 # the plan of the first boot: 2 MiB pages per node (node2 gets none)
 PLAN="node0=64M,node1=32M,node3=96M"
 WANT="node0=32 node1=16 node2=0 node3=48"
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
-command -v qemu-system-x86_64 >/dev/null || cannot_run "no qemu-system-x86_64 (package qemu-system-x86)"
-command -v mmdebstrap >/dev/null || cannot_run "no mmdebstrap (package mmdebstrap)"
-command -v mkfs.ext4 >/dev/null || cannot_run "no mkfs.ext4 (package e2fsprogs)"
-mkfs.ext4 2>&1 | grep -q -- '-d root-directory' || cannot_run "mkfs.ext4 has no -d (e2fsprogs 1.43 or later)"
-for tool in meson ninja tar timeout chroot unshare flock sha256sum; do
-        command -v "$tool" >/dev/null || cannot_run "no $tool"
-done
-[ -r "$SOURCE_ROOT/meson.build" ] || fail "SOURCE_ROOT=$SOURCE_ROOT is no source tree"
-
-WORK=$(mktemp -d /tmp/hpfilld-vm-systemd.XXXXXX)
-ROOT=$WORK/root
-QEMU_PID=""
-
-cleanup() {
-        local rc=$?
-        if [ -n "$QEMU_PID" ]; then
-                kill "$QEMU_PID" 2>/dev/null || true
-                wait "$QEMU_PID" 2>/dev/null || true
-        fi
-        if [ "${HPFILLD_VM_KEEP:-0}" = 1 ]; then
-                echo "kept $WORK"
-        else
-                # the chroot's mounts were in a mount namespace of their own: none is left here
-                rm -rf --one-file-system "$WORK"
-        fi
-        exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-secs() { # since (date +%s%N): seconds with one decimal
-        local t=$((($(date +%s%N) - $1) / 100000000))
-        echo "$((t / 10)).$((t % 10))"
-}
-
-if [ -z "${VM_EXIT:-}" ]; then
-        VM_EXIT=$WORK/vm-exit
-        "${CC:-cc}" -static -O2 -Wall -Wextra -Werror -o "$VM_EXIT" "$VM_DIR/vm-exit.c" ||
-                cannot_run "cannot build vm-exit with ${CC:-cc} -static (static libc missing?)"
-fi
-[ -x "$VM_EXIT" ] || fail "VM_EXIT=$VM_EXIT is not an executable"
-if ldd "$VM_EXIT" >/dev/null 2>&1; then
-        fail "$VM_EXIT is not statically linked"
-fi
+rootfs_setup --mkfs-d
 
 ### The rootfs: a tarball made by mmdebstrap once, cached under a hash of its arguments
 
-# mirror: the host's apt source for $SUITE (main), or any Debian suite's, or deb.debian.org
-mirror=${HPFILLD_VM_MIRROR:-}
-if [ -z "$mirror" ]; then
-        # shellcheck disable=SC2016 # apt-get's own $(FIELD) syntax
-        targets=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' 2>/dev/null |
-                sort -u || true)
-        mirror=$(echo "$targets" | awk -v s="$SUITE" '$2 == s && $3 == "main" { print $1; exit }')
-        [ -n "$mirror" ] || mirror=$(echo "$targets" | awk '$2 !~ /-/ && $3 == "main" { print $1; exit }')
-        [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-fi
-# shellcheck disable=SC2054 # the commas are mmdebstrap's
-mm_args=(--variant=apt
-        --include=systemd-sysv,udev,kmod,initramfs-tools,linux-image-cloud-amd64,libnuma1,libcap2,busybox
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*'
-        --dpkgopt='path-exclude=/usr/share/locale/*' --aptopt='Acquire::Languages "none"'
-        "$SUITE")
-key=$(printf '%s\n' "${mm_args[@]}" | sha256sum | cut -c1-12)
-rootfs=$CACHE/rootfs-$SUITE-$key.tar
-mkdir -p "$CACHE"
-exec 9>"$CACHE/.rootfs.lock"
-flock 9
-if [ ! -s "$rootfs" ]; then
-        echo "building the rootfs with mmdebstrap from $mirror (once; a few minutes)"
-        start=$(date +%s%N)
-        rm -f "$CACHE"/.rootfs.*.tar # what a killed build left
-        tmp=$(mktemp "$CACHE/.rootfs.XXXXXX.tar")
-        if ! mmdebstrap -q "${mm_args[@]}" "$tmp" "$mirror" >"$WORK/mmdebstrap.log" 2>&1; then
-                tail -n 30 "$WORK/mmdebstrap.log"
-                rm -f "$tmp"
-                cannot_run "mmdebstrap failed (no network or mirror?) - see above"
-        fi
-        chmod 644 "$tmp"
-        mv "$tmp" "$rootfs"
-        for old in "$CACHE"/rootfs-*.tar; do
-                [ "$old" = "$rootfs" ] || rm -f "$old"
-        done
-        echo "rootfs: $(du -h "$rootfs" | cut -f1) in $(secs "$start") s"
-fi
-exec 9>&-
+rootfs_tarball rootfs systemd-sysv,udev,kmod,initramfs-tools,linux-image-cloud-amd64,libnuma1,libcap2,busybox
 
 ### hpfilld for the rootfs: built with prefix /usr and installed by meson
 
 start=$(date +%s%N)
-if ! { meson setup "$WORK/build" "$SOURCE_ROOT" --prefix=/usr -Dtests=false -Dinitramfs-tools=enabled \
-        -Ddracut=disabled -Dman-pages=disabled && ninja -C "$WORK/build"; } >"$WORK/build.log" 2>&1; then
-        tail -n 30 "$WORK/build.log"
-        fail "building hpfilld with --prefix=/usr failed"
-fi
-mkdir "$ROOT"
-tar -x -C "$ROOT" -f "$rootfs"
-DESTDIR=$ROOT meson install -C "$WORK/build" --no-rebuild >"$WORK/install.log" 2>&1 ||
-        { cat "$WORK/install.log"; fail "meson install failed"; }
-for f in usr/sbin/hpfilld etc/hpfilld.conf lib/systemd/system/hpfilld.service \
-        usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld; do
-        [ -e "$ROOT/$f" ] || { cat "$WORK/install.log"; fail "meson install put no /$f in the rootfs"; }
-done
+rootfs_install -Dinitramfs-tools=enabled -Ddracut=disabled
+rootfs_expect usr/sbin/hpfilld etc/hpfilld.conf lib/systemd/system/hpfilld.service \
+        usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld
 cp "$VM_EXIT" "$ROOT/usr/local/sbin/vm-exit"
 # a fixed machine-id: no first-boot logic
 echo 5f4d0c3a9b2e4e7c8d1a6b3f2e1d0c9b >"$ROOT/etc/machine-id"
@@ -319,24 +219,11 @@ systemctl --root="$ROOT" --quiet enable hpfilld.service workload.service hpfilld
 systemctl --root="$ROOT" --quiet mask serial-getty@ttyS0.service getty@tty1.service
 
 # the initramfs, with the hook: before the test configuration exists, so that the initramfs has
-# only the installed (all commented) /etc/hpfilld.conf and the daemon does the first boot's fill.
-# The chroot's /proc, /sys and /dev (a tmpfs with a few nodes, not the host's) are mounted in a
-# mount namespace of its own: they go away with it, however the test ends.
-# shellcheck disable=SC2016 # expanded by that shell
-unshare --mount --propagation private /bin/sh -ec '
-        mount -t proc proc "$1/proc"
-        mount -t sysfs sysfs "$1/sys"
-        mount -t tmpfs -o mode=755 tmpfs "$1/dev"
-        for node in null:3 zero:5 full:7 random:8 urandom:9; do
-                mknod -m 666 "$1/dev/${node%:*}" c 1 "${node#*:}"
-        done
-        chroot "$1" update-initramfs -u -k all
-' sh "$ROOT" >"$WORK/initramfs.log" 2>&1 ||
+# only the installed (all commented) /etc/hpfilld.conf and the daemon does the first boot's fill
+rootfs_chroot update-initramfs -u -k all >"$WORK/initramfs.log" 2>&1 ||
         { cat "$WORK/initramfs.log"; fail "update-initramfs failed in the rootfs"; }
-kernel=$(cd "$ROOT/boot" && printf '%s\n' vmlinuz-* | sort -V | tail -n 1)
-[ -f "$ROOT/boot/$kernel" ] || fail "no kernel in the rootfs's /boot"
-kver=${kernel#vmlinuz-}
-chroot "$ROOT" lsinitramfs "/boot/initrd.img-$kver" >"$WORK/initramfs.list"
+rootfs_kernel
+chroot "$ROOT" lsinitramfs "/boot/initrd.img-$KVER" >"$WORK/initramfs.list"
 for f in usr/sbin/hpfilld scripts/init-premount/hpfilld etc/hpfilld.conf usr/bin/busybox; do
         grep -qx "$f" "$WORK/initramfs.list" || fail "no $f in the initramfs (hook not run?)"
 done
@@ -348,61 +235,14 @@ PageSize=2M
 Amount=$PLAN
 EOF
 mkfs.ext4 -q -F -L root -d "$ROOT" "$WORK/disk.img" 1G >/dev/null || fail "mkfs.ext4 -d failed"
-echo "rootfs prepared in $(secs "$start") s: hpfilld built and installed, initramfs regenerated ($kver)"
+echo "rootfs prepared in $(secs "$start") s: hpfilld built and installed, initramfs regenerated ($KVER)"
 
 ### the boots
 
-# boot NAME APPEND: boots the disk; fails unless the checker passed. The console goes to
-# $WORK/console-NAME.log; the checker's lines (and FAIL lines) are shown.
+# boot NAME APPEND: boots the disk with more kernel parameters; fails unless the checker passed.
+# The console goes to $WORK/console-NAME.log; the checker's lines (and FAIL lines) are shown.
 boot() {
-        local name=$1 log=$WORK/console-$1.log spec mib cpus id=0 total=0 status rc
-        local -a numa=()
-        for spec in "${NODES[@]}"; do
-                mib=${spec%%:*}
-                cpus=""
-                [ "$spec" = "$mib" ] || cpus=${spec#*:}
-                numa+=(-object "memory-backend-ram,id=m$id,size=${mib}M"
-                        -numa "node,nodeid=$id,memdev=m$id${cpus:+,cpus=$cpus}")
-                total=$((total + mib))
-                id=$((id + 1))
-        done
-        echo "booting $name: $kernel, nodes ${NODES[*]}, timeout ${VM_TIMEOUT}s, append: $2"
-        start=$(date +%s%N)
-        # stdin from /dev/null: QEMU must not read the test runner's terminal
-        timeout "$VM_TIMEOUT" qemu-system-x86_64 \
-                -accel tcg,thread=multi -cpu max \
-                -m "${total}M" -smp 3 "${numa[@]}" \
-                -nodefaults -nographic -no-reboot -serial stdio -monitor none -nic none \
-                -kernel "$ROOT/boot/$kernel" -initrd "$ROOT/boot/initrd.img-$kver" \
-                -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet nokaslr $2" \
-                -drive "file=$WORK/disk.img,if=virtio,format=raw" \
-                -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-                </dev/null >"$log" 2>&1 &
-        QEMU_PID=$!
-        status=0
-        wait "$QEMU_PID" || status=$?
-        QEMU_PID=""
-        sed -e "s/\r//g" -e "s/\x1b\[[0-9;?]*[A-Za-z]//g" -e "s/\x1bc/\n/g" "$log" >"$log.txt"
-        mv "$log.txt" "$log"
-        rc=$(sed -n 's/^hpfilld-vm: guest result \([0-9]*\) .*/\1/p' "$log" | tail -n 1)
-        if [ "$status" = 1 ] && [ "$rc" = 0 ]; then
-                grep -E '^(hpfilld-vm|FAIL):' "$log"
-                echo "--- $name: passed, QEMU exited after $(secs "$start") s"
-                return 0
-        fi
-        echo "--- guest console (last 150 lines)"
-        tail -n 150 "$log"
-        echo "--- $name: QEMU exited $status after $(secs "$start") s"
-        if [ "$status" = 124 ]; then
-                fail "$name: no result within ${VM_TIMEOUT}s (QEMU killed; the boot hung?)"
-        elif [ $((status % 2)) = 1 ] && [ "$status" -ge 3 ] && [ "$status" -le $((VM_MAX_BYTE * 2 + 1)) ] &&
-                [ -n "$rc" ]; then
-                fail "$name: $rc check(s) failed in the guest (see FAIL above)"
-        elif [ "$status" = 0 ]; then
-                fail "$name: harness error: QEMU exited 0 (kernel panic, or the guest powered off without vm-exit)"
-        else
-                fail "$name: harness error: QEMU exited $status, guest result '${rc:-none}'"
-        fi
+        rootfs_boot "$1" "$WORK/console-$1.log" "root=/dev/vda rw console=ttyS0 panic=-1 quiet nokaslr $2"
 }
 
 boot ready "hpfilld_vm.case=ready"
