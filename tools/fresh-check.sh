@@ -12,8 +12,10 @@ saved=$(cat $hp)
 
 cleanup() {
         for d in dev sys proc; do umount "$dir/root/$d" 2>/dev/null || true; done
+        umount "$dir/root" 2>/dev/null || true
         echo "$saved" >$hp
-        rm -rf "$dir"
+        # not through a mount that is still there (/dev above all)
+        rm -rf --one-file-system "$dir"
 }
 trap cleanup EXIT
 
@@ -22,6 +24,8 @@ mmdebstrap --variant=minbase bookworm "$dir/root" "$mirror" >"$dir/mmdebstrap.lo
         { cat "$dir/mmdebstrap.log"; exit 1; }
 git clone -q "$top" "$dir/root/root/hpfilld"
 cp /etc/resolv.conf "$dir/root/etc/resolv.conf"
+# a machine's / is a mount point (the VM tests' `unshare --mount --propagation private` needs one)
+mount --bind "$dir/root" "$dir/root"
 for d in proc sys dev; do mount --bind /$d "$dir/root/$d"; done
 
 # the two commands, exactly as the README gives them

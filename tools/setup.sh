@@ -8,8 +8,9 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # and talk sd_notify; libhugetlbfs-bin (hugeadm) and numactl: peers for bench/; qemu, busybox,
 # cpio and a static libc: the VM tests (tests/vm/, which fetch a Debian kernel package too);
 # mmdebstrap, e2fsprogs and systemctl (package systemd, part of any installed Debian but not of
-# a minbase chroot): the Debian rootfs that vm-systemd boots.
-test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd"
+# a minbase chroot): the Debian rootfs that vm-systemd boots; procps: /bin/kill, which the unit's
+# ExecReload= runs and `systemd-analyze verify` (tests/unit/verify-unit.sh) wants to find.
+test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps"
 
 pkgs=$build_pkgs
 case "${1:-}" in
