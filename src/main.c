@@ -224,6 +224,11 @@ static int parse_argv(int argc, char *argv[]) {
                 case ':':
                         return usage_error("option '%s' needs a value", argv[optind - 1]);
                 default:
+                        /* getopt_long() sets optopt to a known option's value when it was given
+                         * one it does not take: "--shrink=yes" */
+                        if (optopt != 0 && strncmp(argv[optind - 1], "--", 2) == 0 && strchr(argv[optind - 1], '='))
+                                return usage_error("option '%.*s' takes no value", (int) strcspn(argv[optind - 1], "="),
+                                                   argv[optind - 1]);
                         return usage_error("unknown option '%s'", argv[optind - 1]);
                 }
         }

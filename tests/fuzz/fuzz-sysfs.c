@@ -3,6 +3,7 @@
  * cpulist, meminfo, distance and nr_hugepages files of a fake tree, then the topology and the
  * counters are read. */
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,19 @@
 #include "topology.h"
 
 static int root = -1;
+static char root_path[] = "/tmp/hpfilld-fuzz-XXXXXX";
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) st;
+        (void) flag;
+        (void) ftw;
+        return remove(path) < 0 ? -1 : 0;
+}
+
+/* The fake tree goes when the process ends: replays run in every build of the test suite. */
+static void remove_tree(void) {
+        (void) nftw(root_path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 static void put(const char *path, const void *data, size_t size) {
         int fd = openat(root, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -34,11 +48,10 @@ static void setup(void) {
                 "sys/devices/system/node/node0/hugepages/hugepages-2048kB", "sys/kernel", "sys/kernel/mm",
                 "sys/kernel/mm/hugepages", "sys/kernel/mm/hugepages/hugepages-2048kB",
         };
-        char tmpl[] = "/tmp/hpfilld-fuzz-XXXXXX";
-
-        if (!mkdtemp(tmpl))
+        if (!mkdtemp(root_path))
                 abort();
-        root = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        (void) atexit(remove_tree);
+        root = open(root_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
                 abort();
         for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)

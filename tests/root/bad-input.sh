@@ -38,12 +38,15 @@ check "--min '101'" --once --min 101 --pool 2M:1
 check "--threads-per-node 'x'" --once --threads-per-node x --pool 2M:1
 check "unknown option '--bogus'" --once --bogus
 check "unexpected argument 'extra'" --once extra
+check "option '--drop-caches' takes no value" --once --drop-caches=yes --pool 2M:1
 check "needs a value" --once --pool
 check "--root '/nonexistent'" --once --root /nonexistent --pool 2M:1
 
 # config files: file:line in the message, nothing applied
 printf '[Pool]\nPageSize=2M\nAmount=10\n[Fill]\nMinPercent=200\n' >"$conf"
 check "$conf:5: MinPercent=" --once --config "$conf"
+printf '[Fill]\nDropCaches=sometimes\n[Pool]\nPageSize=2M\nAmount=10\n' >"$conf"
+check "$conf:2: DropCaches= must be yes or no, not 'sometimes'" --once --config "$conf"
 printf '[Pool]\nPageSize=2M\nAmount=10\nTypo=1\n' >"$conf"
 check "$conf:4: unknown key 'Typo'" --once --config "$conf"
 printf '[Pool]\nPageSize=2M\n' >"$conf"
