@@ -2,6 +2,8 @@
 /* Runs tasks on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,10 +73,16 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
         if (n_tasks == 1 && !tick) {
                 /* A lone task with no progress to tick runs here: no thread to start and no
                  * wake-ups to wait for (a tenth of a millisecond and more of a 4 GiB sysfs fill);
-                 * its stop_requested() checks read the signals. */
+                 * its stop_requested() checks read the signals. Tasks pin themselves to a node:
+                 * this thread gets its CPUs back afterwards. */
+                cpu_set_t cpus;
+                bool saved = sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
+
                 stop->signal_fd = sig_fd;
                 tasks[0].fn(tasks[0].arg);
                 stop->signal_fd = -1;
+                if (saved)
+                        (void) sched_setaffinity(0, sizeof(cpus), &cpus);
                 return 0;
         }
         done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

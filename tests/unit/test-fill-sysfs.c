@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The sysfs method against fake trees (real file I/O) and a simulated kernel (shortfalls, retries). */
+#include <sched.h>
 #include <signal.h>
 
 #include "executor.h"
@@ -401,6 +402,32 @@ TEST(test_inline_wait) {
         stop_done(&stop);
 }
 
+/* A lone task that pins itself runs on the calling thread, which gets its CPUs back. */
+static void pin_to_first(void *arg) {
+        cpu_set_t one;
+
+        CPU_ZERO(&one);
+        CPU_SET(*(int *) arg, &one);
+        CHECK_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+TEST(test_inline_affinity_restored) {
+        cpu_set_t before, after;
+        struct stop stop;
+        int first = -1;
+        struct task job = { pin_to_first, &first };
+
+        CHECK_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+        for (int i = 0; i < CPU_SETSIZE && first < 0; i++)
+                if (CPU_ISSET(i, &before))
+                        first = i;
+        stop_init(&stop);
+        CHECK_EQ(executor_run(&job, 1, &stop, 50, NULL, NULL), 0);
+        CHECK_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+        CHECK(CPU_EQUAL(&before, &after));
+        stop_done(&stop);
+}
+
 int main(void) {
         CHECK_EQ(executor_block_signals(), 0);
         RUN(test_fake_tree_fill);
@@ -417,5 +444,6 @@ int main(void) {
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
         RUN(test_inline_wait);
+        RUN(test_inline_affinity_restored);
         return 0;
 }
