@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Shared by the bench scripts: the 2 MiB pool's knobs, timing of whole commands, the table."""
+import contextlib
 import os
 import statistics
 import subprocess
@@ -44,6 +45,17 @@ def check_host():
         sys.exit("2 MiB pages are in use on this host: the bench would not start from an empty pool")
 
 
+@contextlib.contextmanager
+def pool_kept():
+    """The pool's size and overcommit are put back as found, however the block ends."""
+    found, overcommit = read("nr_hugepages"), read("nr_overcommit_hugepages")
+    try:
+        yield
+    finally:
+        write("nr_hugepages", found)
+        write("nr_overcommit_hugepages", overcommit)
+
+
 def warm_free_memory(hpfilld, share=0.75):
     """Touches @share of the available memory once, through hpfilld's fault method (which zeroes
     every page), then empties the pool again. Where the host backs guest memory lazily, a page's
@@ -52,24 +64,19 @@ def warm_free_memory(hpfilld, share=0.75):
     Slow the first time after boot (25 s for 18 GiB on the build machine), about a second after."""
     with open("/proc/meminfo") as f:
         avail = next(int(l.split()[1]) for l in f if l.startswith("MemAvailable:")) * 1024
-    found, overcommit = read("nr_hugepages"), read("nr_overcommit_hugepages")
     pages = int(avail * share) // PAGE
     t0 = time.perf_counter()
-    try:
+    with pool_kept():
         subprocess.run([hpfilld, "--once", "-q", "--mode", "fault", "--min", "1", "--pool", "2M:%d" % pages],
                        stdout=subprocess.DEVNULL, check=False)
-    finally:
-        write("nr_hugepages", found)
-        write("nr_overcommit_hugepages", overcommit)
     print("warm-up: %.1f GiB of free memory touched in %.1f s" % (pages * PAGE / (1 << 30), time.perf_counter() - t0))
 
 
 def run_interleaved(tools, pages, runs, warmup):
     """Empties the pool (untimed) before each run; every tool once per round, so drift hits all
     alike. Returns {tool: [seconds]}. Restores the pool's size and overcommit."""
-    found, overcommit = read("nr_hugepages"), read("nr_overcommit_hugepages")
     times = {t: [] for t in tools}
-    try:
+    with pool_kept():
         for _ in range(warmup):  # first touch of guest memory costs far more than later ones
             write("nr_hugepages", pages)
             write("nr_hugepages", 0)
@@ -81,9 +88,6 @@ def run_interleaved(tools, pages, runs, warmup):
                 if got != pages or read("surplus_hugepages") != 0:
                     sys.exit("%s left %d pages (%d surplus), expected %d" % (name, got, read("surplus_hugepages"), pages))
                 times[name].append(dt)
-    finally:
-        write("nr_hugepages", found)
-        write("nr_overcommit_hugepages", overcommit)
     return times
 
 

@@ -20,11 +20,11 @@ struct stop {
 void stop_init(struct stop *s);
 void stop_done(struct stop *s);
 void stop_request(struct stop *s, int signo);
-/* A signal waiting on signal_fd becomes a stop request. @block: wait for one. */
-void stop_take_signal(struct stop *s, bool block);
+/* A signal waiting on the signalfd @fd becomes a stop request. @block: wait for one. */
+void stop_take_signal(struct stop *s, int fd, bool block);
 static inline bool stop_requested(struct stop *s) {
         if (s->signal_fd >= 0)
-                stop_take_signal(s, false);
+                stop_take_signal(s, s->signal_fd, false);
         return atomic_load_explicit(&s->requested, memory_order_acquire);
 }
 /* Blocks until a stop is requested. */

@@ -118,12 +118,8 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
                         stop_request(stop, 0);
                         break;
                 }
-                if (k > 0 && (p[0].revents & POLLIN)) {
-                        struct signalfd_siginfo si;
-
-                        if (read(sig_fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
-                                stop_request(stop, (int) si.ssi_signo);
-                }
+                if (k > 0 && (p[0].revents & POLLIN))
+                        stop_take_signal(stop, sig_fd, false);
                 if (k > 0 && (p[1].revents & POLLIN)) {
                         uint64_t n;
 

@@ -225,7 +225,7 @@ void sysfs_fill_run(void *arg) {
                         any |= f->short_node[i];
                 if (!any)
                         break;
-                if (gained == 0 || f->rounds >= limit) {
+                if (!gained || f->rounds >= limit) {
                         if (!try_drop_caches(f))
                                 break;
                         limit = f->rounds + SYSFS_MAX_ROUNDS;

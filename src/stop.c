@@ -27,21 +27,21 @@ void stop_request(struct stop *s, int signo) {
         (void) pthread_mutex_unlock(&s->lock);
 }
 
-void stop_take_signal(struct stop *s, bool block) {
+void stop_take_signal(struct stop *s, int fd, bool block) {
         struct signalfd_siginfo si;
-        struct pollfd p = { .fd = s->signal_fd, .events = POLLIN };
+        struct pollfd p = { .fd = fd, .events = POLLIN };
 
         if (block && poll(&p, 1, -1) < 0)
                 return;
         /* non-blocking: nothing pending is EAGAIN */
-        if (read(s->signal_fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
+        if (read(fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
                 stop_request(s, (int) si.ssi_signo);
 }
 
 void stop_wait(struct stop *s) {
         /* A lone task on the signals' thread: nobody else will read them */
         while (s->signal_fd >= 0 && !stop_requested(s))
-                stop_take_signal(s, true);
+                stop_take_signal(s, s->signal_fd, true);
         (void) pthread_mutex_lock(&s->lock);
         while (!stop_requested(s))
                 (void) pthread_cond_wait(&s->cond, &s->lock);

@@ -52,6 +52,16 @@ ms() {
         echo $((${up%.*} * 1000 + ${c#0} * 10))
 }
 
+# short_fill ARG...: hpfilld --once ARG... asks node1 for more than it has and must come back
+# short (exit 3); GOT: node1's pages then, MS: how long it took
+short_fill() {
+        local t0
+        t0=$(ms)
+        expect_rc 3 $HPFILLD --once "$@" --pool 2M:node1=$WANT
+        MS=$(($(ms) - t0))
+        GOT=$(node_nr 1 2048)
+}
+
 # The fragmenter: its stdin (a fifo held open on fd 7) keeps it there; its "fragmented" line (a
 # fifo read on fd 8) says when node1 is fragmented
 mkfifo /tmp/frag.in /tmp/frag.out
@@ -103,11 +113,8 @@ fi
 
 # hpfilld's fault method (surplus pages faulted in by a worker on node1, then adopted): short too,
 # nothing left behind. Shown, not compared: the test is about the sysfs method.
-t0=$(ms)
-expect_rc 3 $HPFILLD --once --mode fault --pool 2M:node1=$WANT
-t1=$(ms)
-FAULT=$(node_nr 1 2048)
-FAULT_MS=$((t1 - t0))
+short_fill --mode fault
+FAULT=$GOT FAULT_MS=$MS
 expect_in $OUT "^2M pool: $FAULT/$WANT pages on 1 node in [0-9.]+ m?s \(fault, "
 expect_clean 2048 0
 set_counts 2048 0 0
@@ -115,11 +122,8 @@ set_counts 2048 0 0
 # hpfilld: short after compacting node1 and retrying, with the advice for the next boot.
 # --mode sysfs: auto picks by init_on_alloc, which the guest kernel has on (Debian's default) but
 # which hpfilld cannot see in this initramfs (no /boot/config-*): explicit, so that it stays sysfs.
-t0=$(ms)
-expect_rc 3 $HPFILLD --once --mode sysfs --pool 2M:node1=$WANT
-t1=$(ms)
-HPFILLD_GOT=$(node_nr 1 2048)
-HPFILLD_MS=$((t1 - t0))
+short_fill --mode sysfs
+HPFILLD_GOT=$GOT HPFILLD_MS=$MS
 expect_in $OUT "^2M pool: $HPFILLD_GOT/$WANT pages on 1 node in [0-9.]+ m?s \(sysfs, 1 writer\), [1-8] retry rounds?$"
 expect_in $OUT "^  node1: 0 -> $HPFILLD_GOT \(target $WANT, short\)$"
 expect_in $OUT "^To have these pages at the next boot, add to the kernel command line:$"
@@ -134,8 +138,8 @@ expect_clean 2048 0
 set_counts 2048 0 0
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 dp=$(vmstat drop_pagecache) ds=$(vmstat drop_slab)
-expect_rc 3 $HPFILLD --once --mode sysfs --drop-caches --pool 2M:node1=$WANT
-DROP_GOT=$(node_nr 1 2048)
+short_fill --mode sysfs --drop-caches
+DROP_GOT=$GOT
 expect_in $OUT "^2M pool: $DROP_GOT/$WANT pages on 1 node in [0-9.]+ m?s \(sysfs, 1 writer\), ([2-9]|1[0-6]) retry rounds \(caches dropped\)$"
 expect_eq "drop_pagecache after --drop-caches" "$(vmstat drop_pagecache)" $((dp + 1))
 expect_eq "drop_slab after --drop-caches" "$(vmstat drop_slab)" $((ds + 1))
