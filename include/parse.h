@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Parsers for the values an administrator types: numbers, sizes, amounts, pool specs. */
+/* Parsers for what an administrator asks for: amounts, pool specs, reservation specs. */
 #pragma once
 
 #include <stdbool.h>
@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "number.h"
 
 enum amount_kind {
         AMOUNT_PAGES,    /* "512": a page count, spread over the nodes */
@@ -50,17 +51,6 @@ struct reserve_spec {
 
 #define RESERVE_DEFAULT_MODE 0600
 
-/* Decimal digits only, no sign, no spaces: -EINVAL if malformed, -ERANGE on overflow. */
-int parse_u64(const char *s, uint64_t *ret);
-/* As parse_u64, within [min, max]. */
-int parse_uint_range(const char *s, unsigned min, unsigned max, unsigned *ret);
-/* yes/no, true/false, on/off, 1/0. */
-int parse_bool(const char *s, bool *ret);
-
-/* "2M", "2MB", "2048kB", "1G", "1GB", "1048576kB", case-insensitive; a unit is required. */
-int parse_page_size(const char *s, uint64_t *ret_bytes, struct error *e);
-/* A count ("512") or bytes ("4G", "512M"); *ret_bytes tells which. Zero is rejected. */
-int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct error *e);
 int parse_amount(const char *s, struct amount *ret, struct error *e);
 /* "SIZE:AMOUNT" */
 int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
@@ -69,11 +59,6 @@ int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
 bool reserve_name_valid(const char *s);
 /* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
-/* An octal file mode, at most 0777: "0600", "640". */
-int parse_file_mode(const char *s, unsigned *ret);
 
 void amount_done(struct amount *a);
 int amount_copy(struct amount *dst, const struct amount *src);
-
-/* "2M", "1G", "64K": the short name of a page size used in reports. */
-const char *page_size_name(uint64_t bytes, char buf[static 32]);

@@ -8,7 +8,7 @@
 
 #include "fileio.h"
 #include "macro.h"
-#include "parse.h"
+#include "number.h"
 
 int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
         _cleanup_(closep) int fd = -1;

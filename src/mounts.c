@@ -10,7 +10,7 @@
 #include "fileio.h"
 #include "macro.h"
 #include "mounts.h"
-#include "parse.h"
+#include "number.h"
 
 /* Undoes the octal escapes (\040 for a space) of a mounts field, in place. */
 static void unescape(char *s) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The service manager's notification protocol (sd_notify): READY=1, STATUS=, WATCHDOG=1, ... */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "config.h"
 #include "notify.h"
-#include "parse.h"
+#include "number.h"
 
 /* The protocol is one datagram to the AF_UNIX socket named by $NOTIFY_SOCKET ("@" for the
  * abstract namespace). */

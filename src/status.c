@@ -11,7 +11,7 @@
 #include "lastfill.h"
 #include "log.h"
 #include "macro.h"
-#include "parse.h"
+#include "number.h"
 #include "pool.h"
 #include "status.h"
 #include "topology.h"

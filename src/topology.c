@@ -9,7 +9,7 @@
 #include "fileio.h"
 #include "idlist.h"
 #include "macro.h"
-#include "parse.h"
+#include "number.h"
 #include "topology.h"
 
 #define NODE_DIR "sys/devices/system/node"
