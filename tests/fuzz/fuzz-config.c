@@ -2,7 +2,7 @@
 /* Fuzz target: the configuration file parser, fed any bytes (NULs and bad UTF-8 included). */
 #include <stdint.h>
 
-#include "conf.h"
+#include "settings/conf.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "parse.h"
+#include "settings/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);

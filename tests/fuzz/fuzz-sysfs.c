@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "idlist.h"
-#include "pool.h"
-#include "topology.h"
+#include "util/idlist.h"
+#include "kernel/pool.h"
+#include "kernel/topology.h"
 
 static int root = -1;
 static char root_path[] = "/tmp/hpfilld-fuzz-XXXXXX";

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
+#include "util/fileio.h"
 #include "fuzz.h"
-#include "macro.h"
+#include "util/macro.h"
 
 int main(int argc, char *argv[]) {
         unsigned files = 0;

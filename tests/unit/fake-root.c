@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fake-root.h"
-#include "fileio.h"
+#include "util/fileio.h"
 #include "test.h"
 
 void fake_root_new(struct fake_root *r) {

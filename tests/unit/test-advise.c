@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The advisor's boot parameters for pools that came back short. */
-#include "advise.h"
+#include "plan/advise.h"
 #include "test.h"
 
 TEST(test_advice) {

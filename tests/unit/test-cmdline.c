@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hpfilld.* on the kernel command line: what applies, what is rejected, and that a rejection
  * leaves the configuration as it was. */
-#include "cmdline.h"
+#include "settings/cmdline.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)

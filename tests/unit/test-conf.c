@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the configuration parser and of the order in which files apply. */
-#include "conf.h"
+#include "settings/conf.h"
 #include "fake-root.h"
 #include "test.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The daemon's pure parts: memory-online uevents, the last-fill record, notifications without
  * a socket. */
-#include "daemon.h"
+#include "service/daemon.h"
 #include "fake-root.h"
-#include "fileio.h"
-#include "lastfill.h"
-#include "notify.h"
+#include "util/fileio.h"
+#include "service/lastfill.h"
+#include "service/notify.h"
 #include "test.h"
 
 #define UEVENT(s) s, sizeof(s) - 1

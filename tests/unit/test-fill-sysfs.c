@@ -3,9 +3,9 @@
 #include <sched.h>
 #include <signal.h>
 
-#include "executor.h"
+#include "fill/executor.h"
 #include "fake-root.h"
-#include "fill_sysfs.h"
+#include "fill/fill_sysfs.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the kernel id-list parser ("0-3,6"). */
-#include "idlist.h"
-#include "macro.h"
+#include "util/idlist.h"
+#include "util/macro.h"
 #include "test.h"
 
 static void check_list(const char *s, const unsigned *want, size_t n_want) {

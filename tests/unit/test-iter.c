@@ -3,8 +3,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "iter.h"
-#include "macro.h"
+#include "fill/iter.h"
+#include "util/macro.h"
 #include "test.h"
 
 #define RANGE 100003u /* prime: the last chunk is short */

@@ -2,7 +2,7 @@
 /* Finding the hugetlbfs mount of a page size in /proc/self/mounts text. */
 #include <errno.h>
 
-#include "mounts.h"
+#include "kernel/mounts.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)

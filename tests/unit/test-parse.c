@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Table tests of the size, amount and pool-spec parsers, every rejection included. */
-#include "parse.h"
+#include "settings/parse.h"
 #include "test.h"
 
 #define KB UINT64_C(1024)

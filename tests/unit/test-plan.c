@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Table tests of the pure planner: spreads, remainders, percentages, per-node lists, rejections. */
-#include "plan.h"
+#include "plan/plan.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)

@@ -3,8 +3,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "macro.h"
-#include "ramp.h"
+#include "util/macro.h"
+#include "fill/ramp.h"
 #include "test.h"
 
 #define MS (UINT64_C(1000000))

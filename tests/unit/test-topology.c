@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Topology and pool counters read from fake sysfs trees, odd ones included. */
 #include "fake-root.h"
-#include "pool.h"
+#include "kernel/pool.h"
 #include "test.h"
-#include "topology.h"
+#include "kernel/topology.h"
 
 static const unsigned sizes[] = { 2048, 1048576, 0 };
 

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs tasks on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
+#pragma once
+
+#include <stddef.h>
+
+#include "fill/stop.h"
+
+struct task {
+        void (*fn)(void *arg);
+        void *arg;
+};
+
+/* Blocks SIGINT and SIGTERM in every thread (call before any other thread exists: the mask
+ * is inherited). Returns the old mask's restoration value through executor_signals_restore(). */
+int executor_block_signals(void);
+
+/* Starts one thread per task, then waits. A SIGINT or SIGTERM requests @stop; the tasks are
+ * expected to notice and return. @tick (may be NULL) runs about every @tick_ms while tasks run.
+ * A lone task without @tick runs on the calling thread instead, and sees the signals in its
+ * stop_requested() checks. Returns once every task has returned. */
+int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, unsigned tick_ms,
+                 void (*tick)(void *userdata), void *userdata);

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan/plan.h"
+#include "fill/stop.h"
+#include "kernel/topology.h"
+
+/* The first write of a node asks for SYSFS_STEP_BYTES of memory (one page for gigantic
+ * pages); later writes are sized from the rate the kernel showed so that each takes about
+ * SYSFS_STEP_NS. Each write re-enters the kernel's resize path, about 0.2 ms a write on the
+ * build machine (8% of a warm 4 GiB fill when split into 1 GiB writes), so writes are few;
+ * but short enough that progress shows and a stop lands between writes well within a
+ * second: 4 GiB of 2 MiB pages took 180 ms at the slowest (first touch) rate measured. */
+#define SYSFS_STEP_BYTES (UINT64_C(4) << 30)
+#define SYSFS_STEP_NS (UINT64_C(200) * 1000 * 1000)
+#define SYSFS_GIGANTIC (UINT64_C(1) << 30)
+
+/* Retry rounds for nodes that came back short; a round that gains nothing ends them sooner.
+ * Dropping the caches (when asked) allows as many again. */
+#define SYSFS_MAX_ROUNDS 8
+
+/* How a writer reaches the kernel. The default goes to sysfs below rootfd (pool.c); unit tests
+ * put a simulated kernel here to drive shortfalls and retries. */
+struct pool_ops {
+        int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret);
+        int (*write_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t count);
+        int (*compact)(void *userdata, unsigned node);
+        int (*drop_caches)(void *userdata);
+        void *userdata;
+};
+
+/* State shared by every writer of one fill. */
+struct fill_shared {
+        const struct pool_ops *ops; /* NULL: sysfs below rootfd */
+        int rootfd;
+        const struct topology *t;
+        bool pin;           /* move writers to the CPUs of the node they fill */
+        bool global_writes; /* the host has one node with memory: write the global file */
+        struct stop *stop;
+        uint64_t step_bytes;
+        uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
+        uint64_t step_ns;    /* how long a write should take; 0: SYSFS_STEP_NS */
+        /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
+         * whichever writer gets there first) and go on with more rounds */
+        bool drop_caches;
+        atomic_bool caches_dropped;
+        /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
+        uint64_t interrupt_after;
+        /* Test hook (HPFILLD_TEST_PAUSE_FIFO, HPFILLD_TEST_PAUSE_AFTER_STEPS): after that many steps,
+         * write "paused" to the FIFO and wait until the test writes to it in turn. */
+        const char *pause_fifo;
+        uint64_t pause_after;
+        _Atomic uint64_t steps;
+        /* Called on the executor's thread about once a second while pools fill. */
+        void (*tick)(void *tick_data);
+        void *tick_data;
+        unsigned tick_ms;   /* 0: 1000 */
+};
+
+/* One pool's writer: input, progress and result. */
+struct sysfs_fill {
+        struct fill_shared *shared;
+        const struct plan_pool *pool;
+        _Atomic uint64_t done;   /* pages added so far (progress) */
+        uint64_t *after;         /* per plan node: nr_hugepages at the end */
+        bool *short_node;        /* per plan node: the kernel gave fewer than asked */
+        unsigned rounds;         /* retry rounds used */
+        bool after_drop;         /* rounds went on after the caches were dropped */
+        bool interrupted;
+        int error;               /* first error, negative errno */
+        char error_path[160];    /* what it was about */
+        uint64_t elapsed_ns;
+};
+
+/* Counts one step (a sysfs write, a faulted chunk) for the test hook. */
+void fill_count_step(struct fill_shared *s);
+/* Pages of the first write of a node. */
+uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes);
+
+int sysfs_fill_init(struct sysfs_fill *f, struct fill_shared *shared, const struct plan_pool *pool);
+void sysfs_fill_done(struct sysfs_fill *f);
+/* Runs the whole fill of one pool in the calling thread; results land in @f. */
+void sysfs_fill_run(void *f);

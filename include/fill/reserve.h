@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Prefaulted reservations: pages zeroed in parallel into a named hugetlbfs file that a VM
+ * manager maps (QEMU: memory-backend-file,mem-path=FILE,share=on) and starts without zeroing. */
+#pragma once
+
+#include <limits.h>
+
+#include "fill/fill_fault.h"
+#include "plan/plan.h"
+
+#define RESERVE_DIR "hpfilld"
+
+struct reserve_run {
+        const struct plan_reserve *plan;
+        char mount[PATH_MAX];   /* hugetlbfs mount for the page size */
+        char path[PATH_MAX];    /* MOUNT/hpfilld/NAME */
+        struct fault_pool fault;
+        uint64_t faulted;
+        uint64_t elapsed_ns;
+        unsigned threads;
+        bool interrupted;
+        bool kept;              /* there already and left alone (a refill of the daemon) */
+        int error;
+        char error_what[PATH_MAX + 64];
+};
+
+/* Finds the hugetlbfs mount of every reservation; no change to anything. A reservation without
+ * one gets its error (reported, and skipped; the pools are filled all the same: an initramfs has
+ * no hugetlbfs mount). Returns how many have none. */
+int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs);
+/* Creates each file afresh (a reservation is only ever handed out freshly zeroed: an old file
+ * of the same name is removed first), sizes it, owner/group/mode as planned, and faults its
+ * pages from the pool with the fault workers. A reservation that is not complete is removed.
+ * @keep_existing (the daemon filling again): a file of the planned size is left as it is, since
+ * a VM may map it. */
+int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs, bool keep_existing);
+void reserve_runs_done(struct reserve_run *runs, size_t n);
+/* Removes reservation @name from every hugetlbfs mount that has it: 1 removed, 0 none. */
+int reserve_release(int rootfd, const char *name, char *ret_path, size_t size);

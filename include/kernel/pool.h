@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* One (page size, node) hugetlb pool as sysfs exposes it: its counters and its knobs. */
+#pragma once
+
+#include <stdint.h>
+
+#include "kernel/topology.h"
+
+struct pool_counts {
+        uint64_t nr;      /* nr_hugepages: persistent + surplus pages of this node */
+        uint64_t free;    /* free_hugepages */
+        uint64_t surplus; /* surplus_hugepages */
+};
+
+/* Path, relative to the root, of @file of the pool of @page_size on @node. */
+int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, uint64_t page_size, const char *file);
+
+int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret);
+int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
+/* Asks the kernel for @count pages on @node. The kernel may give fewer: read the count back. */
+int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count);
+/* Asks the kernel to compact @node's memory (or all memory without NUMA). */
+int pool_compact_node(int rootfd, const struct topology *t, unsigned node);
+/* Drops clean page cache and reclaimable slab objects (vm.drop_caches=3), host wide. Dirty pages
+ * are not written back first: that could take long and hold the fill. */
+int pool_drop_caches(int rootfd);

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* The planner: configuration + topology + pool counters in, per-(size, node) work out. Pure. */
+#pragma once
+
+#include "settings/conf.h"
+#include "kernel/kernel_caps.h"
+#include "kernel/pool.h"
+#include "kernel/topology.h"
+
+enum plan_action {
+        PLAN_GROW,   /* below target: add pages */
+        PLAN_SHRINK, /* above target and asked to shrink: free free pages */
+        PLAN_KEEP,   /* at target */
+        PLAN_LARGER, /* above target, left alone */
+};
+
+struct plan_node {
+        unsigned node;
+        size_t node_idx;     /* into topology.nodes */
+        size_t cpu_node_idx; /* node whose CPUs do the work (a memory-only node borrows the nearest) */
+        uint64_t now, target;
+        enum plan_action action;
+};
+
+struct plan_pool {
+        uint64_t page_size;
+        char origin[160];
+        enum fill_mode method;
+        const char *method_reason; /* why this method, for the plan and -v */
+        unsigned threads; /* sysfs: writers of the pool; fault: workers per node */
+        bool threads_auto; /* fault: chosen by hpfilld, capped by each node's CPUs */
+        struct plan_node *nodes;
+        size_t n_nodes;
+        uint64_t target_total;
+};
+
+/* Workers per node when ThreadsPerNode=auto: the CPUs of the node, at most this many (QEMU's
+ * prealloc-threads stops at 16 too; zeroing is memory-bound long before). */
+#define PLAN_AUTO_THREADS_MAX 16u
+/* Pages at least this large are gigantic: never surplus, so never faulted in from nothing. */
+#define PLAN_GIGANTIC (UINT64_C(1) << 30)
+
+/* A reservation: its pages per node (targets, from nothing), faulted by the fault workers. */
+struct plan_reserve {
+        char name[64];
+        unsigned uid, gid, mode;
+        struct plan_pool pool;
+};
+
+struct plan {
+        struct plan_pool *pools;
+        size_t n_pools;
+        struct plan_reserve *reserves;
+        size_t n_reserves;
+        unsigned min_percent;
+        bool drop_caches;
+};
+
+/* @counts holds the pool counters of every page size of @t (outer, in t->page_sizes order) and
+ * node (inner, in t->nodes order). Every rejection names the pool's origin. */
+int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
+               const struct kernel_caps *caps, struct plan *ret, struct error *e);
+void plan_done(struct plan *p);
+
+/* Pages of the pool that count towards its target: per node, at most the node's target. */
+uint64_t plan_pool_obtained(const struct plan_pool *p, const uint64_t *after);
+/* Whether @obtained pages meet @min_percent of the pool's target. */
+bool plan_pool_met(const struct plan_pool *p, uint64_t obtained, unsigned min_percent);
+bool plan_has_work(const struct plan *p);
+
+const char *plan_action_to_string(enum plan_action a);

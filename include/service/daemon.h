@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon: fill, tell the service manager READY=1, then wait idle for SIGHUP (reload and
+ * fill again), memory coming online (fill again) and SIGTERM (stop). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "settings/conf.h"
+
+/* Loads the configuration (files, kernel command line, command line) into @c. */
+typedef int (*daemon_load_fn)(int rootfd, struct config *c);
+
+/* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
+bool uevent_is_memory_online(const char *buf, size_t len);
+
+/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status). */
+int daemon_run(int rootfd, bool host, daemon_load_fn load);

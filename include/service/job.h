@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* One fill from a configuration: topology, plan, checks, the fill itself, the report. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "settings/conf.h"
+#include "fill/stop.h"
+
+/* Exit statuses, documented in hpfilld(8). */
+enum {
+        EXIT_OK = 0,
+        EXIT_FAIL = 1,
+        EXIT_USAGE = 2,
+        EXIT_SHORT = 3,
+};
+
+/* Progress is reported this often while pools fill (systemd wants STATUS= at least every second). */
+#define JOB_TICK_MS 500
+
+struct job_status {
+        size_t n_pools;
+        struct {
+                uint64_t page_size;
+                uint64_t added;  /* pages added so far */
+                uint64_t wanted; /* pages the plan adds */
+        } pools[8];
+};
+
+struct job {
+        int rootfd;
+        bool host;       /* the root is this machine's "/" */
+        bool dry_run;
+        bool keep_reservations; /* a refill: reservations already there stay (a VM may map them) */
+        struct stop *stop;
+        FILE *report;    /* the report goes here; NULL: none */
+        void (*progress)(const struct job_status *s, void *userdata);
+        void *userdata;
+        char summary[2048]; /* out: the report's pool lines, "; "-joined */
+        char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
+        char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
+};
+
+/* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */
+int job_run(struct job *j, const struct config *c);

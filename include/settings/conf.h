@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The configuration: [Fill] settings and [Pool] sections from INI files and the command line. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "settings/parse.h"
+
+enum fill_mode {
+        FILL_MODE_AUTO,
+        FILL_MODE_SYSFS,
+        FILL_MODE_FAULT,
+};
+
+struct config {
+        enum fill_mode mode;
+        unsigned threads_per_node; /* 0: auto */
+        unsigned min_percent;
+        bool shrink;
+        bool drop_caches;     /* when pools fall short after compaction, drop the caches and retry */
+        bool release_on_stop; /* daemon: give back the pages it added when stopped */
+        struct pool_spec *pools;
+        size_t n_pools;
+        struct reserve_spec *reserves;
+        size_t n_reserves;
+};
+
+#define CONFIG_INIT { .mode = FILL_MODE_AUTO, .min_percent = 100 }
+
+/* The default files below @root_path ("" for the host), in the order they apply. */
+#define CONFIG_MAIN_FILE "etc/hpfilld.conf"
+#define CONFIG_DROPIN_DIRS { "usr/lib/hpfilld.conf.d", "run/hpfilld.conf.d", "etc/hpfilld.conf.d" }
+
+const char *fill_mode_to_string(enum fill_mode m);
+int fill_mode_from_string(const char *s, enum fill_mode *ret);
+
+/* Applies one file's text on top of @c. @name is used in messages ("file:line: ..."). */
+int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e);
+/* Reads and applies one file; the file must exist. */
+int config_load_file(struct config *c, int dirfd, const char *path, const char *display, struct error *e);
+/* Main file (if present) and drop-ins (*.conf) relative to @rootfd, in systemd's order. */
+int config_load_default(struct config *c, int rootfd, struct error *e);
+
+/* Adds a pool, replacing one of the same page size; takes the amount's memory. */
+int config_put_pool(struct config *c, struct pool_spec *spec);
+void config_drop_pools(struct config *c);
+/* Adds a reservation, replacing one of the same name. */
+int config_put_reserve(struct config *c, const struct reserve_spec *spec);
+void config_drop_reserves(struct config *c);
+void config_done(struct config *c);

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsers for what an administrator asks for: amounts, pool specs, reservation specs. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+#include "util/number.h"
+
+enum amount_kind {
+        AMOUNT_PAGES,    /* "512": a page count, spread over the nodes */
+        AMOUNT_BYTES,    /* "4G": bytes, spread over the nodes */
+        AMOUNT_PERCENT,  /* "25%": a share of each node's memory */
+        AMOUNT_PER_NODE, /* "node0=4G,node1=512" */
+};
+
+struct node_amount {
+        unsigned node;
+        bool bytes;     /* value is bytes, else pages */
+        uint64_t value;
+};
+
+struct amount {
+        enum amount_kind kind;
+        uint64_t value; /* pages, bytes or percent; unused for AMOUNT_PER_NODE */
+        struct node_amount *nodes;
+        size_t n_nodes;
+};
+
+struct pool_spec {
+        uint64_t page_size; /* bytes */
+        struct amount amount;
+        char origin[160]; /* where it was said, for messages: "--pool 2M:1G", "file:line" */
+};
+
+/* A prefaulted reservation: pages kept, zeroed, in a named hugetlbfs file. */
+struct reserve_spec {
+        char name[64];
+        uint64_t page_size;
+        uint64_t value;     /* pages, or bytes when @bytes */
+        bool bytes;
+        int node;           /* -1: spread over the nodes that have memory */
+        char owner[64];     /* user name or uid; empty: root */
+        char group[64];     /* group name or gid; empty: root */
+        unsigned mode;      /* file mode, default 0600 */
+        unsigned uid, gid;  /* owner and group, resolved at the edge (main) */
+        char origin[160];
+};
+
+#define RESERVE_DEFAULT_MODE 0600
+
+int parse_amount(const char *s, struct amount *ret, struct error *e);
+/* "SIZE:AMOUNT" */
+int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
+
+/* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. */
+bool reserve_name_valid(const char *s);
+/* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
+int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
+
+void amount_done(struct amount *a);
+int amount_copy(struct amount *dst, const struct amount *src);

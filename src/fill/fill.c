@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs a plan: every pool by its method, concurrently, on the executor; results per pool. */
+#include <stdlib.h>
+
+#include "fill/executor.h"
+#include "util/clock.h"
+#include "fill/fill.h"
+#include "util/macro.h"
+
+uint64_t pool_run_progress(const struct pool_run *r) {
+        uint64_t n = atomic_load(&r->sysfs.done);
+
+        if (r->faulting)
+                for (size_t i = 0; i < r->fault.n_nodes; i++)
+                        n += atomic_load(&r->fault.nodes[i].faulted);
+        return n;
+}
+
+static void note_error(struct pool_run *r, int error, const char *what) {
+        if (!r->error && error) {
+                r->error = error;
+                r->error_what = what;
+        }
+}
+
+/* Phase 1: fault workers of the fault pools and the writers of the sysfs pools, all at once
+ * (page sizes are independent in the kernel). Phase 2: the fault pools adopt their pages and
+ * the sysfs method tops up what faulting could not get, with its retries. */
+int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_run *runs) {
+        _cleanup_(freep) struct task *jobs = NULL;
+        struct fault_worker **workers = NULL;
+        size_t n_tasks = 0, max_jobs = p->n_pools;
+        uint64_t t0 = now_ns();
+        int r;
+
+        workers = calloc(p->n_pools ? p->n_pools : 1, sizeof(*workers));
+        if (!workers)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_pools; i++) {
+                size_t n_workers = 0;
+
+                runs[i].plan = &p->pools[i];
+                runs[i].threads = p->pools[i].threads;
+                r = sysfs_fill_init(&runs[i].sysfs, shared, &p->pools[i]);
+                if (r < 0)
+                        goto finish;
+                if (p->pools[i].method != FILL_MODE_FAULT)
+                        continue;
+                runs[i].faulting = true;
+                r = fault_pool_prepare(&runs[i].fault, shared, &p->pools[i]);
+                if (r >= 0)
+                        r = fault_pool_workers(&runs[i].fault, &workers[i], &n_workers);
+                if (r < 0) {
+                        note_error(&runs[i], r, runs[i].fault.error_what);
+                        fault_pool_release(&runs[i].fault);
+                        runs[i].faulting = false;
+                        continue;
+                }
+                max_jobs += n_workers;
+        }
+
+        jobs = calloc(max_jobs ? max_jobs : 1, sizeof(*jobs));
+        if (!jobs) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        for (size_t i = 0; i < p->n_pools; i++) {
+                if (runs[i].faulting) {
+                        size_t k = 0;
+                        for (size_t j = 0; j < runs[i].fault.n_nodes; j++)
+                                for (unsigned w = 0; w < runs[i].fault.nodes[j].workers; w++, k++)
+                                        jobs[n_tasks++] = (struct task) { fault_worker_run, &workers[i][k] };
+                } else if (!runs[i].error)
+                        jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
+        }
+        r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick, shared->tick_data);
+        if (r < 0)
+                goto finish;
+
+        n_tasks = 0;
+        for (size_t i = 0; i < p->n_pools; i++) {
+                if (!runs[i].faulting)
+                        continue;
+                runs[i].fault.fault_ns = now_ns() - t0;
+                runs[i].threads = fault_pool_threads_used(&runs[i].fault);
+                for (size_t j = 0; j < runs[i].fault.n_nodes; j++)
+                        note_error(&runs[i], atomic_load(&runs[i].fault.nodes[j].error), "MADV_POPULATE_WRITE");
+                /* Pages faulted so far are adopted on every path, as the sysfs method keeps the
+                 * pages it got when stopped; then the mappings go (the adopted pages stay in
+                 * the pool, free) and the overcommit value is put back, before any per-node
+                 * write of the top-up. */
+                r = fault_pool_adopt(&runs[i].fault);
+                fault_pool_release(&runs[i].fault);
+                if (r < 0 || runs[i].fault.error)
+                        note_error(&runs[i], runs[i].fault.error, runs[i].fault.error_what);
+                else if (!runs[i].error)
+                        jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
+                r = 0;
+        }
+        if (n_tasks > 0)
+                r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick,
+                                 shared->tick_data);
+
+finish:
+        for (size_t i = 0; i < p->n_pools; i++) {
+                if (runs[i].faulting) {
+                        fault_pool_release(&runs[i].fault);
+                        note_error(&runs[i], runs[i].fault.error, runs[i].fault.error_what);
+                        runs[i].elapsed_ns = now_ns() - t0;
+                        runs[i].interrupted = stop_requested(shared->stop);
+                } else {
+                        runs[i].elapsed_ns = runs[i].sysfs.elapsed_ns;
+                        runs[i].interrupted = runs[i].sysfs.interrupted;
+                }
+                note_error(&runs[i], runs[i].sysfs.error, runs[i].sysfs.error_path);
+                free(workers[i]);
+        }
+        free(workers);
+        return r < 0 ? r : 0;
+}
+
+void fill_runs_done(struct pool_run *runs, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                sysfs_fill_done(&runs[i].sysfs);
+                fault_pool_done(&runs[i].fault);
+        }
+}

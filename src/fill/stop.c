@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* A stop request shared by the main thread (which takes signals) and the workers. */
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "fill/stop.h"
+
+void stop_init(struct stop *s) {
+        atomic_init(&s->requested, false);
+        atomic_init(&s->signo, 0);
+        s->signal_fd = -1;
+        (void) pthread_mutex_init(&s->lock, NULL);
+        (void) pthread_cond_init(&s->cond, NULL);
+}
+
+void stop_done(struct stop *s) {
+        (void) pthread_mutex_destroy(&s->lock);
+        (void) pthread_cond_destroy(&s->cond);
+}
+
+void stop_request(struct stop *s, int signo) {
+        (void) pthread_mutex_lock(&s->lock);
+        atomic_store(&s->signo, signo);
+        atomic_store_explicit(&s->requested, true, memory_order_release);
+        (void) pthread_cond_broadcast(&s->cond);
+        (void) pthread_mutex_unlock(&s->lock);
+}
+
+void stop_take_signal(struct stop *s, int fd, bool block) {
+        struct signalfd_siginfo si;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+
+        if (block && poll(&p, 1, -1) < 0)
+                return;
+        /* non-blocking: nothing pending is EAGAIN */
+        if (read(fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
+                stop_request(s, (int) si.ssi_signo);
+}
+
+void stop_wait(struct stop *s) {
+        /* A lone task on the signals' thread: nobody else will read them */
+        while (s->signal_fd >= 0 && !stop_requested(s))
+                stop_take_signal(s, s->signal_fd, true);
+        (void) pthread_mutex_lock(&s->lock);
+        while (!stop_requested(s))
+                (void) pthread_cond_wait(&s->cond, &s->lock);
+        (void) pthread_mutex_unlock(&s->lock);
+}

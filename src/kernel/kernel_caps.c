@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* What the running kernel does that decides the fill method: init_on_alloc, MADV_POPULATE_WRITE. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "util/fileio.h"
+#include "kernel/kernel_caps.h"
+#include "util/macro.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+int cmdline_init_on_alloc(const char *cmdline) {
+        int value = -1;
+
+        for (const char *p = cmdline; (p = strstr(p, "init_on_alloc=")); p++) {
+                if (p != cmdline && p[-1] != ' ')
+                        continue;
+                p += strlen("init_on_alloc=");
+                /* kstrtobool: 1/y/Y/on mean on, 0/n/N/off off */
+                if (*p == '1' || *p == 'y' || *p == 'Y' || strncmp(p, "on", 2) == 0)
+                        value = 1;
+                else if (*p == '0' || *p == 'n' || *p == 'N' || strncmp(p, "off", 3) == 0)
+                        value = 0;
+        }
+        return value;
+}
+
+bool kernel_release_at_least(const char *release, unsigned major, unsigned minor) {
+        unsigned a = 0, b = 0;
+
+        if (sscanf(release, "%u.%u", &a, &b) != 2)
+                return false;
+        return a > major || (a == major && b >= minor);
+}
+
+static bool config_default_on(int rootfd) {
+        _cleanup_(freep) char *text = NULL;
+        struct utsname u;
+        char path[128];
+
+        if (uname(&u) < 0)
+                return false;
+        (void) snprintf(path, sizeof(path), "boot/config-%s", u.release);
+        if (read_full_file_at(rootfd, path, 4 * 1024 * 1024, &text, NULL) < 0)
+                return false;
+        return strstr(text, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n") != NULL;
+}
+
+void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret) {
+        char cmdline[4096];
+        int v = -1;
+
+        if (read_line_at(rootfd, "proc/cmdline", cmdline, sizeof(cmdline)) >= 0)
+                v = cmdline_init_on_alloc(cmdline);
+        if (v >= 0) {
+                ret->init_on_alloc = v;
+                ret->init_on_alloc_source = v ? "init_on_alloc=1 on the kernel command line"
+                                              : "init_on_alloc=0 on the kernel command line";
+        } else if (config_default_on(rootfd)) {
+                ret->init_on_alloc = true;
+                ret->init_on_alloc_source = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y";
+        } else {
+                ret->init_on_alloc = false;
+                ret->init_on_alloc_source = "init_on_alloc off";
+        }
+        /* Kernels before 5.14 reject the advice itself, before looking at the (empty) range. */
+        ret->populate_write = host && madvise(NULL, 0, MADV_POPULATE_WRITE) == 0;
+        ret->boot_alloc_threads = 0;
+        if (host) {
+                struct utsname u;
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+                if (uname(&u) >= 0 && kernel_release_at_least(u.release, 6, 15) && cpus > 0)
+                        ret->boot_alloc_threads = (unsigned) cpus;
+        }
+}

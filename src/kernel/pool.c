@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* One (page size, node) hugetlb pool as sysfs exposes it: its counters and its knobs. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "util/fileio.h"
+#include "kernel/pool.h"
+
+int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, uint64_t page_size, const char *file) {
+        int n;
+
+        if (t->numa)
+                n = snprintf(buf, size, "sys/devices/system/node/node%u/hugepages/hugepages-%" PRIu64 "kB/%s", node,
+                             page_size / 1024, file);
+        else
+                n = snprintf(buf, size, "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
+        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int read_counter(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, const char *file,
+                        uint64_t *ret) {
+        char path[160];
+        int r;
+
+        r = pool_path(path, sizeof(path), t, node, page_size, file);
+        if (r < 0)
+                return r;
+        return read_u64_at(rootfd, path, ret);
+}
+
+int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret) {
+        struct pool_counts c;
+        int r;
+
+        r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &c.nr);
+        if (r >= 0)
+                r = read_counter(rootfd, t, node, page_size, "free_hugepages", &c.free);
+        if (r >= 0)
+                r = read_counter(rootfd, t, node, page_size, "surplus_hugepages", &c.surplus);
+        if (r < 0)
+                return r;
+        *ret = c;
+        return 0;
+}
+
+int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret) {
+        return read_counter(rootfd, t, node, page_size, "nr_hugepages", ret);
+}
+
+int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count) {
+        char path[160];
+        int r;
+
+        r = pool_path(path, sizeof(path), t, node, page_size, "nr_hugepages");
+        if (r < 0)
+                return r;
+        return write_u64_at(rootfd, path, count);
+}
+
+int pool_compact_node(int rootfd, const struct topology *t, unsigned node) {
+        char path[96];
+
+        if (!t->numa)
+                return write_string_at(rootfd, "proc/sys/vm/compact_memory", "1\n");
+        (void) snprintf(path, sizeof(path), "sys/devices/system/node/node%u/compact", node);
+        return write_string_at(rootfd, path, "1\n");
+}
+
+int pool_drop_caches(int rootfd) {
+        return write_string_at(rootfd, "proc/sys/vm/drop_caches", "3\n");
+}

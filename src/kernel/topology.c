@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* The machine as sysfs shows it: NUMA nodes, their CPUs and memory, huge page sizes. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fileio.h"
+#include "util/idlist.h"
+#include "util/macro.h"
+#include "util/number.h"
+#include "kernel/topology.h"
+
+#define NODE_DIR "sys/devices/system/node"
+#define HUGEPAGES_DIR "sys/kernel/mm/hugepages"
+
+static int read_idlist_at(int rootfd, const char *path, unsigned **ret, size_t *ret_n, struct error *e) {
+        char buf[4096];
+        int r;
+
+        r = read_line_at(rootfd, path, buf, sizeof(buf));
+        if (r < 0)
+                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+        r = idlist_parse(buf, ret, ret_n);
+        if (r < 0)
+                return error_set(e, r, "/%s: '%s' is not an id list", path, buf);
+        return 0;
+}
+
+/* Finds "@key: <n> kB" in a meminfo-style file and returns bytes. */
+static int read_meminfo_field(int rootfd, const char *path, const char *key, uint64_t *ret, struct error *e) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        r = read_full_file_at(rootfd, path, 64 * 1024, &text, NULL);
+        if (r < 0)
+                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+        for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+                char *p = strstr(line, key);
+                char *nl = strchr(line, '\n');
+                uint64_t kb = 0;
+
+                if (!p || (nl && p > nl) || p[strlen(key)] != ':')
+                        continue;
+                p += strlen(key) + 1;
+                p += strspn(p, " ");
+                if (*p < '0' || *p > '9')
+                        break;
+                for (; *p >= '0' && *p <= '9'; p++) {
+                        if (kb > UINT64_MAX / 10 / 1024)
+                                return error_set(e, -EBADMSG, "/%s: %s is out of range", path, key);
+                        kb = kb * 10 + (uint64_t) (*p - '0');
+                }
+                if (strncmp(p, " kB", 3) != 0)
+                        break;
+                *ret = kb * 1024;
+                return 0;
+        }
+        return error_set(e, -EBADMSG, "/%s: no valid '%s:' line", path, key);
+}
+
+static int read_distances(int rootfd, struct topology *t, struct topo_node *n, struct error *e) {
+        char path[128], buf[4096], *p = buf;
+        int r;
+
+        (void) snprintf(path, sizeof(path), NODE_DIR "/node%u/distance", n->id);
+        r = read_line_at(rootfd, path, buf, sizeof(buf));
+        if (r == -ENOENT)
+                return 0; /* optional: without it the nearest node is the lowest id with CPUs */
+        if (r < 0)
+                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+        n->distance = calloc(t->n_nodes, sizeof(*n->distance));
+        if (!n->distance)
+                return -ENOMEM;
+        /* One entry per online node, in the order of the online list. */
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                char *end;
+                unsigned long d;
+
+                p += strspn(p, " ");
+                errno = 0;
+                d = strtoul(p, &end, 10);
+                if (end == p || errno || d > 255)
+                        return error_set(e, -EBADMSG, "/%s: '%s' is not a distance list", path, buf);
+                n->distance[i] = (unsigned) d;
+                p = end;
+        }
+        if (*p)
+                return error_set(e, -EBADMSG, "/%s: '%s' has more entries than online nodes", path, buf);
+        return 0;
+}
+
+static int read_page_sizes(int rootfd, struct topology *t, struct error *e) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        int fd;
+
+        fd = openat(rootfd, HUGEPAGES_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return 0; /* kernel without hugetlb: no sizes */
+                return error_set(e, -errno, "/" HUGEPAGES_DIR ": cannot open: %m");
+        }
+        d = fdopendir(fd);
+        if (!d) {
+                closep(&fd);
+                return -errno;
+        }
+        while ((errno = 0, de = readdir(d))) {
+                char num[32];
+                uint64_t kb, *sizes;
+                size_t len;
+
+                if (strncmp(de->d_name, "hugepages-", 10) != 0)
+                        continue;
+                len = strlen(de->d_name + 10);
+                if (len < 3 || len - 2 >= sizeof(num) || strcmp(de->d_name + 10 + len - 2, "kB") != 0)
+                        continue;
+                memcpy(num, de->d_name + 10, len - 2);
+                num[len - 2] = 0;
+                if (parse_u64(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
+                        continue;
+                sizes = realloc(t->page_sizes, (t->n_page_sizes + 1) * sizeof(*sizes));
+                if (!sizes)
+                        return -ENOMEM;
+                t->page_sizes = sizes;
+                /* keep ascending */
+                size_t i = t->n_page_sizes++;
+                while (i > 0 && sizes[i - 1] > kb * 1024) {
+                        sizes[i] = sizes[i - 1];
+                        i--;
+                }
+                sizes[i] = kb * 1024;
+        }
+        return errno ? -errno : 0;
+}
+
+static int read_flat(int rootfd, struct topology *t, struct error *e) {
+        struct topo_node *n;
+        int r;
+
+        t->numa = false;
+        t->nodes = n = calloc(1, sizeof(*n));
+        if (!n)
+                return -ENOMEM;
+        t->n_nodes = 1;
+        n->has_memory = true;
+        r = read_meminfo_field(rootfd, "proc/meminfo", "MemTotal", &n->mem_total, e);
+        if (r < 0)
+                return r;
+        return read_idlist_at(rootfd, "sys/devices/system/cpu/online", &n->cpus, &n->n_cpus, e);
+}
+
+static int read_numa(int rootfd, struct topology *t, struct error *e) {
+        _cleanup_(freep) unsigned *online = NULL, *memory = NULL;
+        size_t n_online, n_memory;
+        char path[128], key[32];
+        int r;
+
+        t->numa = true;
+        r = read_idlist_at(rootfd, NODE_DIR "/online", &online, &n_online, e);
+        if (r < 0)
+                return r;
+        if (n_online == 0)
+                return error_set(e, -EBADMSG, "/" NODE_DIR "/online: no online node");
+        r = read_idlist_at(rootfd, NODE_DIR "/has_memory", &memory, &n_memory, e);
+        if (r < 0)
+                return r;
+
+        t->nodes = calloc(n_online, sizeof(*t->nodes));
+        if (!t->nodes)
+                return -ENOMEM;
+        t->n_nodes = n_online;
+        for (size_t i = 0; i < n_online; i++) {
+                struct topo_node *n = &t->nodes[i];
+
+                n->id = online[i];
+                for (size_t j = 0; j < n_memory; j++)
+                        n->has_memory |= memory[j] == n->id;
+                (void) snprintf(path, sizeof(path), NODE_DIR "/node%u/cpulist", n->id);
+                r = read_idlist_at(rootfd, path, &n->cpus, &n->n_cpus, e);
+                if (r < 0)
+                        return r;
+                (void) snprintf(path, sizeof(path), NODE_DIR "/node%u/meminfo", n->id);
+                (void) snprintf(key, sizeof(key), "Node %u MemTotal", n->id);
+                r = read_meminfo_field(rootfd, path, key, &n->mem_total, e);
+                if (r < 0)
+                        return r;
+        }
+        /* Distances only matter to place the work of a node without CPUs. */
+        for (size_t i = 0; i < n_online; i++) {
+                if (t->nodes[i].n_cpus > 0)
+                        continue;
+                r = read_distances(rootfd, t, &t->nodes[i], e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int topology_read(int rootfd, struct topology *ret, struct error *e) {
+        struct topology t = {};
+        int r, fd;
+
+        fd = openat(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 && errno != ENOENT)
+                return error_set(e, -errno, "/" NODE_DIR ": cannot open: %m");
+        closep(&fd);
+        r = fd >= 0 ? read_numa(rootfd, &t, e) : read_flat(rootfd, &t, e);
+        if (r >= 0)
+                r = read_page_sizes(rootfd, &t, e);
+        if (r < 0) {
+                topology_done(&t);
+                return r;
+        }
+        *ret = t;
+        return 0;
+}
+
+void topology_done(struct topology *t) {
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                free(t->nodes[i].cpus);
+                free(t->nodes[i].distance);
+        }
+        free(t->nodes);
+        free(t->page_sizes);
+        *t = (struct topology) {};
+}
+
+int topology_node_index(const struct topology *t, unsigned id) {
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].id == id)
+                        return (int) i;
+        return -ENOENT;
+}
+
+bool topology_has_page_size(const struct topology *t, uint64_t page_size) {
+        for (size_t i = 0; i < t->n_page_sizes; i++)
+                if (t->page_sizes[i] == page_size)
+                        return true;
+        return false;
+}
+
+int topology_cpu_node_for(const struct topology *t, size_t idx) {
+        const struct topo_node *n = &t->nodes[idx];
+        int best = -ENOENT;
+
+        if (n->n_cpus > 0)
+                return (int) idx;
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                if (t->nodes[i].n_cpus == 0)
+                        continue;
+                if (best < 0 || (n->distance && n->distance[i] < n->distance[best]))
+                        best = (int) i;
+        }
+        return best;
+}
+
+size_t topology_memory_nodes(const struct topology *t) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_nodes; i++)
+                n += t->nodes[i].has_memory;
+        return n;
+}

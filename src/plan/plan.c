@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/* The planner: configuration + topology + pool counters in, per-(size, node) work out. Pure. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+
+const char *plan_action_to_string(enum plan_action a) {
+        static const char *const names[] = {
+                [PLAN_GROW] = "grow",
+                [PLAN_SHRINK] = "shrink",
+                [PLAN_KEEP] = "at target",
+                [PLAN_LARGER] = "larger, kept",
+        };
+        return (size_t) a < ELEMENTSOF(names) ? names[a] : "?";
+}
+
+static int size_index(const struct topology *t, uint64_t page_size) {
+        for (size_t i = 0; i < t->n_page_sizes; i++)
+                if (t->page_sizes[i] == page_size)
+                        return (int) i;
+        return -ENOENT;
+}
+
+static int bytes_to_pages(const struct pool_spec *s, uint64_t bytes, uint64_t *ret, struct error *e) {
+        char name[32];
+
+        if (bytes % s->page_size != 0)
+                return error_set(e, -EINVAL, "%s: %" PRIu64 " bytes is not a whole number of %s pages", s->origin,
+                                 bytes, page_size_name(s->page_size, name));
+        *ret = bytes / s->page_size;
+        return 0;
+}
+
+static int add_node(struct plan_pool *p, const struct topology *t, size_t idx, uint64_t target) {
+        p->nodes[p->n_nodes++] = (struct plan_node) {
+                .node = t->nodes[idx].id,
+                .node_idx = idx,
+                .target = target,
+        };
+        return 0;
+}
+
+/* Fills p->nodes with per-node targets, in node order. */
+static int plan_targets(const struct topology *t, const struct pool_spec *s, struct plan_pool *p, struct error *e) {
+        const struct amount *a = &s->amount;
+        size_t n_mem = 0, k = 0;
+        uint64_t pages, share, rest;
+        int r;
+
+        for (size_t i = 0; i < t->n_nodes; i++)
+                n_mem += t->nodes[i].has_memory;
+
+        switch (a->kind) {
+        case AMOUNT_PAGES:
+        case AMOUNT_BYTES:
+                if (n_mem == 0)
+                        return error_set(e, -EINVAL, "%s: no node has memory", s->origin);
+                pages = a->value;
+                if (a->kind == AMOUNT_BYTES) {
+                        r = bytes_to_pages(s, a->value, &pages, e);
+                        if (r < 0)
+                                return r;
+                }
+                /* Even shares, the remainder one page each to the lowest nodes, as the kernel spreads. */
+                share = pages / n_mem;
+                rest = pages % n_mem;
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        if (t->nodes[i].has_memory)
+                                add_node(p, t, i, share + (k++ < rest));
+                return 0;
+
+        case AMOUNT_PERCENT:
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        if (t->nodes[i].has_memory)
+                                /* mem_total < 2^64 / 100 for any real machine; divide first if not. */
+                                add_node(p, t, i,
+                                         t->nodes[i].mem_total <= UINT64_MAX / 100
+                                                 ? t->nodes[i].mem_total * a->value / 100 / s->page_size
+                                                 : t->nodes[i].mem_total / 100 * a->value / s->page_size);
+                if (p->n_nodes == 0)
+                        return error_set(e, -EINVAL, "%s: no node has memory", s->origin);
+                return 0;
+
+        case AMOUNT_PER_NODE:
+                /* Node order, whatever order the list was written in. */
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        for (size_t j = 0; j < a->n_nodes; j++) {
+                                if (a->nodes[j].node != t->nodes[i].id)
+                                        continue;
+                                if (!t->nodes[i].has_memory)
+                                        return error_set(e, -EINVAL, "%s: node%u has no memory", s->origin,
+                                                         a->nodes[j].node);
+                                pages = a->nodes[j].value;
+                                if (a->nodes[j].bytes) {
+                                        r = bytes_to_pages(s, a->nodes[j].value, &pages, e);
+                                        if (r < 0)
+                                                return error_prefix(e, r, "node%u", a->nodes[j].node);
+                                }
+                                add_node(p, t, i, pages);
+                        }
+                for (size_t j = 0; j < a->n_nodes; j++)
+                        if (topology_node_index(t, a->nodes[j].node) < 0)
+                                return error_set(e, -EINVAL, "%s: node%u does not exist", s->origin,
+                                                 a->nodes[j].node);
+                return 0;
+        }
+        return -EINVAL;
+}
+
+/* Picks the method of a pool, and its threads, with the reason. */
+static int plan_method(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+                       const struct pool_spec *s, struct plan_pool *p, struct error *e) {
+        char name[32];
+        unsigned cpus = 1;
+
+        /* One writer per size for sysfs: the kernel's per-size resize_lock serialises every
+         * writer of one size, so a second writer only adds contention. */
+        p->method = FILL_MODE_SYSFS;
+        p->threads = 1;
+        if (s->page_size >= PLAN_GIGANTIC) {
+                p->method_reason = c->mode == FILL_MODE_SYSFS ? "asked for"
+                                                              : "gigantic pages are never surplus: only sysfs grows them";
+                return 0;
+        }
+        switch (c->mode) {
+        case FILL_MODE_SYSFS:
+                p->method_reason = "asked for";
+                return 0;
+        case FILL_MODE_FAULT:
+                if (!caps->populate_write)
+                        return error_set(e, -EOPNOTSUPP,
+                                         "%s: mode fault needs MADV_POPULATE_WRITE (Linux 5.14 or later) for %s pages",
+                                         s->origin, page_size_name(s->page_size, name));
+                p->method_reason = "asked for";
+                break;
+        case FILL_MODE_AUTO:
+                if (!caps->init_on_alloc) {
+                        /* The pool path does not zero pages: one write is all the work there is. */
+                        p->method_reason = "allocation does not zero pages (init_on_alloc off)";
+                        return 0;
+                }
+                if (!caps->populate_write) {
+                        p->method_reason = "no MADV_POPULATE_WRITE on this kernel";
+                        return 0;
+                }
+                /* sysfs would zero every page on one CPU; faulting zeroes on all of them. */
+                p->method_reason = caps->init_on_alloc_source;
+                break;
+        }
+        p->method = FILL_MODE_FAULT;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
+        p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
+        p->threads_auto = c->threads_per_node == 0;
+        return 0;
+}
+
+static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
+                     const struct kernel_caps *caps, const struct pool_spec *s, struct plan_pool *p,
+                     struct error *e) {
+        char name[32], avail[128] = "";
+        int si, r;
+
+        *p = (struct plan_pool) { .page_size = s->page_size };
+        memcpy(p->origin, s->origin, sizeof(p->origin));
+        si = size_index(t, s->page_size);
+        if (si < 0) {
+                for (size_t i = 0; i < t->n_page_sizes; i++) {
+                        char n2[32];
+                        size_t len = strlen(avail);
+                        (void) snprintf(avail + len, sizeof(avail) - len, "%s%s", i ? ", " : "",
+                                        page_size_name(t->page_sizes[i], n2));
+                }
+                return error_set(e, -EINVAL, "%s: this kernel offers no %s pages (offered: %s)", s->origin,
+                                 page_size_name(s->page_size, name), *avail ? avail : "none");
+        }
+        p->nodes = calloc(t->n_nodes, sizeof(*p->nodes));
+        if (!p->nodes)
+                return -ENOMEM;
+        r = plan_targets(t, s, p, e);
+        if (r < 0)
+                return r;
+
+        r = plan_method(t, c, caps, s, p, e);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct plan_node *n = &p->nodes[i];
+                const struct topo_node *tn = &t->nodes[n->node_idx];
+                int cpu_node;
+
+                if (n->target > tn->mem_total / s->page_size)
+                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
+                                         s->origin, n->node, n->target, page_size_name(s->page_size, name));
+                cpu_node = topology_cpu_node_for(t, n->node_idx);
+                n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
+                n->now = counts[(size_t) si * t->n_nodes + n->node_idx].nr;
+                n->action = n->target > n->now    ? PLAN_GROW
+                            : n->target == n->now ? PLAN_KEEP
+                            : c->shrink           ? PLAN_SHRINK
+                                                  : PLAN_LARGER;
+                p->target_total += n->target;
+        }
+        return 0;
+}
+
+static int plan_reserve(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+                        const struct reserve_spec *rs, struct plan_reserve *pr, struct error *e) {
+        struct node_amount one = { .node = rs->node >= 0 ? (unsigned) rs->node : 0, .bytes = rs->bytes,
+                                   .value = rs->value };
+        struct pool_spec spec = {
+                .page_size = rs->page_size,
+                .amount = rs->node >= 0 ? (struct amount) { .kind = AMOUNT_PER_NODE, .nodes = &one, .n_nodes = 1 }
+                                        : (struct amount) { .kind = rs->bytes ? AMOUNT_BYTES : AMOUNT_PAGES,
+                                                            .value = rs->value },
+        };
+        struct plan_pool *p = &pr->pool;
+        char name[32];
+        unsigned cpus = 1;
+        int r;
+
+        memcpy(pr->name, rs->name, sizeof(pr->name));
+        pr->uid = rs->uid;
+        pr->gid = rs->gid;
+        pr->mode = rs->mode;
+        memcpy(spec.origin, rs->origin, sizeof(spec.origin));
+        *p = (struct plan_pool) { .page_size = rs->page_size };
+        memcpy(p->origin, rs->origin, sizeof(p->origin));
+        if (!topology_has_page_size(t, rs->page_size))
+                return error_set(e, -EINVAL, "%s: this kernel offers no %s pages", rs->origin,
+                                 page_size_name(rs->page_size, name));
+        if (!caps->populate_write)
+                return error_set(e, -EOPNOTSUPP, "%s: reservations need MADV_POPULATE_WRITE (Linux 5.14 or later)",
+                                 rs->origin);
+        p->nodes = calloc(t->n_nodes, sizeof(*p->nodes));
+        if (!p->nodes)
+                return -ENOMEM;
+        r = plan_targets(t, &spec, p, e);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
+        p->method = FILL_MODE_FAULT;
+        p->method_reason = "a reservation is faulted in";
+        p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
+        p->threads_auto = c->threads_per_node == 0;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct plan_node *n = &p->nodes[i];
+                int cpu_node = topology_cpu_node_for(t, n->node_idx);
+
+                if (n->target > t->nodes[n->node_idx].mem_total / rs->page_size)
+                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
+                                         rs->origin, n->node, n->target, page_size_name(rs->page_size, name));
+                n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
+                n->action = n->target > 0 ? PLAN_GROW : PLAN_KEEP;
+                p->target_total += n->target;
+        }
+        return 0;
+}
+
+int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
+               const struct kernel_caps *caps, struct plan *ret, struct error *e) {
+        struct plan p = { .min_percent = c->min_percent, .drop_caches = c->drop_caches };
+        int r = 0;
+
+        p.pools = calloc(c->n_pools ? c->n_pools : 1, sizeof(*p.pools));
+        if (!p.pools)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_pools; i++) {
+                r = plan_pool(t, counts, c, caps, &c->pools[i], &p.pools[i], e);
+                p.n_pools++;
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0 && c->n_reserves > 0) {
+                p.reserves = calloc(c->n_reserves, sizeof(*p.reserves));
+                if (!p.reserves)
+                        r = -ENOMEM;
+                for (size_t i = 0; r >= 0 && i < c->n_reserves; i++) {
+                        r = plan_reserve(t, c, caps, &c->reserves[i], &p.reserves[i], e);
+                        p.n_reserves++;
+                }
+        }
+        if (r < 0) {
+                plan_done(&p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+void plan_done(struct plan *p) {
+        for (size_t i = 0; i < p->n_pools; i++)
+                free(p->pools[i].nodes);
+        free(p->pools);
+        for (size_t i = 0; i < p->n_reserves; i++)
+                free(p->reserves[i].pool.nodes);
+        free(p->reserves);
+        *p = (struct plan) {};
+}
+
+uint64_t plan_pool_obtained(const struct plan_pool *p, const uint64_t *after) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                sum += MIN(after[i], p->nodes[i].target);
+        return sum;
+}
+
+bool plan_pool_met(const struct plan_pool *p, uint64_t obtained, unsigned min_percent) {
+        /* obtained/target >= min/100, in integers; targets are far below 2^64/100 */
+        return obtained * 100 >= p->target_total * min_percent;
+}
+
+bool plan_has_work(const struct plan *p) {
+        if (p->n_reserves > 0)
+                return true;
+        for (size_t i = 0; i < p->n_pools; i++)
+                for (size_t j = 0; j < p->pools[i].n_nodes; j++)
+                        if (p->pools[i].nodes[j].action == PLAN_GROW || p->pools[i].nodes[j].action == PLAN_SHRINK)
+                                return true;
+        return false;
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* hpfilld bench: each method at 1, 2, 4, ... threads per node, timed, pools put back as found. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/bench.h"
+#include "fill/executor.h"
+#include "fill/fill.h"
+#include "kernel/kernel_caps.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "fill/pin.h"
+#include "plan/plan.h"
+#include "kernel/pool.h"
+
+#define BENCH_MAX_ROWS 16
+
+struct bench_row {
+        enum fill_mode mode;
+        unsigned threads;
+        uint64_t us[32]; /* microseconds, each run */
+        unsigned runs;
+        uint64_t median_us;
+};
+
+struct bench {
+        int rootfd;
+        const char *root;
+        uint64_t page_size;
+        uint64_t bytes_per_node;
+        unsigned runs;
+        bool json;
+        struct topology t;
+        struct kernel_caps caps;
+        uint64_t *found; /* nr_hugepages per node before */
+        struct stop stop;
+};
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* Puts every node back to the count found: the pages added are free, so they all go. */
+static int restore(struct bench *b) {
+        int ret = 0;
+
+        for (size_t i = 0; i < b->t.n_nodes; i++) {
+                uint64_t now;
+                int r;
+
+                if (!b->t.nodes[i].has_memory)
+                        continue;
+                r = pool_write_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, b->found[i]);
+                if (r >= 0)
+                        r = pool_read_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
+                if (r < 0 || now != b->found[i]) {
+                        log_warning("node%u: could not put the pool back to %" PRIu64 " pages", b->t.nodes[i].id,
+                                    b->found[i]);
+                        ret = r < 0 ? r : -EBUSY;
+                }
+        }
+        return ret;
+}
+
+/* One fill from the found state to found + bytes_per_node on every node with memory. */
+static int one_run(struct bench *b, enum fill_mode mode, unsigned threads, uint64_t *ret_us) {
+        _cleanup_(freep) struct pool_counts *counts = NULL;
+        _cleanup_(freep) struct node_amount *nodes = NULL;
+        _cleanup_(freep) struct pool_run *runs = NULL;
+        struct config c = CONFIG_INIT;
+        struct pool_spec spec = { .page_size = b->page_size };
+        struct plan p = {};
+        struct error e = {};
+        struct fill_shared shared = {
+                .rootfd = b->rootfd,
+                .t = &b->t,
+                .pin = pin_is_useful(&b->t),
+                .stop = &b->stop,
+                .step_bytes = SYSFS_STEP_BYTES,
+        };
+        size_t si = 0, n = 0;
+        int r;
+
+        counts = calloc(b->t.n_page_sizes * b->t.n_nodes, sizeof(*counts));
+        nodes = calloc(b->t.n_nodes, sizeof(*nodes));
+        runs = calloc(1, sizeof(*runs));
+        if (!counts || !nodes || !runs)
+                return -ENOMEM;
+        while (b->t.page_sizes[si] != b->page_size)
+                si++;
+        for (size_t i = 0; i < b->t.n_nodes; i++) {
+                counts[si * b->t.n_nodes + i].nr = b->found[i];
+                if (b->t.nodes[i].has_memory)
+                        nodes[n++] = (struct node_amount) {
+                                .node = b->t.nodes[i].id,
+                                .value = b->found[i] + b->bytes_per_node / b->page_size,
+                        };
+        }
+        spec.amount = (struct amount) { .kind = AMOUNT_PER_NODE, .nodes = nodes, .n_nodes = n };
+        (void) snprintf(spec.origin, sizeof(spec.origin), "bench");
+        c.mode = mode;
+        c.threads_per_node = threads;
+        c.pools = &spec;
+        c.n_pools = 1;
+        r = plan_build(&b->t, counts, &c, &b->caps, &p, &e);
+        if (r < 0)
+                return log_error_errno(r, "%s", e.msg);
+        r = fill_execute(&shared, &p, runs);
+        *ret_us = (runs[0].elapsed_ns + 500) / 1000;
+        if (r >= 0 && runs[0].error)
+                r = log_error_errno(runs[0].error, "%s: %m", runs[0].error_what ? runs[0].error_what : "fill");
+        if (r >= 0 && stop_requested(&b->stop))
+                r = -EINTR;
+        for (size_t i = 0; r >= 0 && i < p.pools[0].n_nodes; i++) {
+                uint64_t now;
+
+                if (pool_read_nr(b->rootfd, &b->t, p.pools[0].nodes[i].node, b->page_size, &now) >= 0 &&
+                    now < p.pools[0].nodes[i].target)
+                        r = log_error_errno(-ENOMEM, "node%u got %" PRIu64 " of %" PRIu64 " pages: use a smaller --size",
+                                            p.pools[0].nodes[i].node, now, p.pools[0].nodes[i].target);
+        }
+        fill_runs_done(runs, 1);
+        plan_done(&p);
+        return r;
+}
+
+static void help(void) {
+        printf("Usage: hpfilld bench [--page-size SIZE] [--size SIZE] [--runs N] [--json]\n"
+               "Time each fill method at 1, 2, 4, ... threads per node and recommend a setting.\n"
+               "The pools are put back as found after every run.\n\n"
+               "     --page-size SIZE   Page size to fill (default 2M)\n"
+               "     --size SIZE        Memory to fill per node (default 1G, at most half its memory)\n"
+               "     --runs N           Runs per setting; the median counts (default 3)\n"
+               "     --json             Machine-readable output\n"
+               "     --root DIR         Use DIR/sys and DIR/proc\n");
+}
+
+static int parse_args(struct bench *b, int argc, char *argv[]) {
+        enum { ARG_PAGE_SIZE = 0x100, ARG_SIZE, ARG_RUNS, ARG_JSON, ARG_ROOT };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "page-size", required_argument, NULL, ARG_PAGE_SIZE },
+                { "size", required_argument, NULL, ARG_SIZE },
+                { "runs", required_argument, NULL, ARG_RUNS },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "root", required_argument, NULL, ARG_ROOT },
+                {}
+        };
+        struct error e = {};
+        bool bytes;
+        int c;
+
+        optind = 1;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_PAGE_SIZE:
+                        if (parse_page_size(optarg, &b->page_size, &e) < 0)
+                                return log_error("--page-size '%s': %s", optarg, e.msg), -EINVAL;
+                        break;
+                case ARG_SIZE:
+                        if (parse_count_or_bytes(optarg, &b->bytes_per_node, &bytes, &e) < 0 || !bytes)
+                                return log_error("--size '%s': expected bytes such as 1G", optarg), -EINVAL;
+                        break;
+                case ARG_RUNS:
+                        if (parse_uint_range(optarg, 1, 31, &b->runs) < 0)
+                                return log_error("--runs '%s': expected 1-31", optarg), -EINVAL;
+                        break;
+                case ARG_JSON:
+                        b->json = true;
+                        break;
+                case ARG_ROOT:
+                        b->root = optarg;
+                        break;
+                case ':':
+                        return log_error("option '%s' needs a value", argv[optind - 1]), -EINVAL;
+                default:
+                        return log_error("unknown option '%s'", argv[optind - 1]), -EINVAL;
+                }
+        if (optind < argc)
+                return log_error("unexpected argument '%s'", argv[optind]), -EINVAL;
+        return 1;
+}
+
+static void print_results(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
+        char name[32], size[32];
+        double gib = (double) b->bytes_per_node / (1 << 30);
+        size_t n_mem = 0;
+
+        for (size_t i = 0; i < b->t.n_nodes; i++)
+                n_mem += b->t.nodes[i].has_memory;
+        if (b->json) {
+                printf("{\"page_size\": %" PRIu64 ", \"bytes_per_node\": %" PRIu64 ", \"nodes\": %zu, \"runs\": %u,"
+                       " \"results\": [",
+                       b->page_size, b->bytes_per_node, n_mem, b->runs);
+                for (size_t i = 0; i < n; i++)
+                        printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": %.3f}",
+                               i ? ", " : "", fill_mode_to_string(rows[i].mode), rows[i].threads,
+                               (double) rows[i].median_us / 1000,
+                               gib * (double) n_mem / ((double) rows[i].median_us / 1e6));
+                printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u}}\n",
+                       fill_mode_to_string(rows[best].mode), rows[best].threads);
+                return;
+        }
+        printf("%s pages, %s per node on %zu node%s, median of %u run%s\n", page_size_name(b->page_size, name),
+               page_size_name(b->bytes_per_node, size), n_mem, n_mem == 1 ? "" : "s", b->runs,
+               b->runs == 1 ? "" : "s");
+        printf("%-6s %14s %12s %10s\n", "MODE", "THREADS/NODE", "MS", "GIB/S");
+        for (size_t i = 0; i < n; i++)
+                printf("%-6s %14u %12.1f %10.2f%s\n", fill_mode_to_string(rows[i].mode), rows[i].threads,
+                       (double) rows[i].median_us / 1000, gib * (double) n_mem / ((double) rows[i].median_us / 1e6),
+                       i == best ? "  <- recommended" : "");
+        printf("Recommended: Mode=%s", fill_mode_to_string(rows[best].mode));
+        if (rows[best].mode == FILL_MODE_FAULT)
+                printf(" ThreadsPerNode=%u", rows[best].threads);
+        printf("\n");
+}
+
+int bench_main(int argc, char *argv[]) {
+        _cleanup_(closep) int rootfd = -1;
+        _cleanup_(freep) uint64_t *found = NULL;
+        struct bench b = { .root = "/", .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
+                           .runs = 3 };
+        struct bench_row rows[BENCH_MAX_ROWS] = {};
+        struct error e = {};
+        size_t n_rows = 0, best = 0;
+        unsigned cpus = 1;
+        int r, ret = 1;
+
+        r = parse_args(&b, argc, argv);
+        if (r <= 0)
+                return r < 0 ? 2 : 0;
+        if (executor_block_signals() < 0)
+                return 1;
+        stop_init(&b.stop);
+        rootfd = open(b.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0) {
+                log_error_errno(errno, "--root '%s': %m", b.root);
+                return 2;
+        }
+        b.rootfd = rootfd;
+        r = topology_read(rootfd, &b.t, &e);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
+                goto out;
+        }
+        if (!topology_has_page_size(&b.t, b.page_size)) {
+                char name[32];
+                log_error("--page-size: this kernel offers no %s pages", page_size_name(b.page_size, name));
+                ret = 2;
+                goto out;
+        }
+        if (b.bytes_per_node % b.page_size != 0 || b.bytes_per_node < b.page_size) {
+                log_error("--size must be a whole number of pages, at least one");
+                ret = 2;
+                goto out;
+        }
+        kernel_caps_read(rootfd, strcmp(b.root, "/") == 0, &b.caps);
+        found = calloc(b.t.n_nodes, sizeof(*found));
+        if (!found)
+                goto out;
+        b.found = found;
+        for (size_t i = 0; i < b.t.n_nodes; i++) {
+                if (pool_read_nr(rootfd, &b.t, b.t.nodes[i].id, b.page_size, &found[i]) < 0) {
+                        log_error("Cannot read node%u's pool", b.t.nodes[i].id);
+                        goto out;
+                }
+                cpus = MAX(cpus, (unsigned) b.t.nodes[i].n_cpus);
+                /* half the node's memory at most: a bench must not squeeze the host */
+                if (b.t.nodes[i].has_memory && b.bytes_per_node > b.t.nodes[i].mem_total / 2) {
+                        log_error("--size: more than half of node%u's memory", b.t.nodes[i].id);
+                        ret = 2;
+                        goto out;
+                }
+        }
+
+        rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_SYSFS, .threads = 1 };
+        if (b.page_size < PLAN_GIGANTIC && b.caps.populate_write)
+                for (unsigned t = 1; t <= MIN(cpus, PLAN_AUTO_THREADS_MAX) && n_rows < BENCH_MAX_ROWS; t *= 2)
+                        rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_FAULT, .threads = t };
+
+        /* Warm-up, untimed: the first touch of memory costs far more than later ones. */
+        for (size_t i = 0; i < (n_rows > 1 ? 2 : 1); i++) {
+                uint64_t us;
+                r = one_run(&b, rows[i].mode, rows[i].threads, &us);
+                if (restore(&b) < 0 || r < 0)
+                        goto out;
+        }
+        for (unsigned run = 0; run < b.runs; run++)
+                for (size_t i = 0; i < n_rows; i++) { /* interleaved: drift hits every setting alike */
+                        uint64_t us;
+
+                        log_debug("%s, %u threads/node, run %u", fill_mode_to_string(rows[i].mode), rows[i].threads,
+                                  run + 1);
+                        r = one_run(&b, rows[i].mode, rows[i].threads, &us);
+                        if (restore(&b) < 0 || r < 0)
+                                goto out;
+                        rows[i].us[rows[i].runs++] = us;
+                }
+        for (size_t i = 0; i < n_rows; i++) {
+                qsort(rows[i].us, rows[i].runs, sizeof(uint64_t), cmp_u64);
+                rows[i].median_us = rows[i].us[rows[i].runs / 2];
+                if (rows[i].median_us < rows[best].median_us)
+                        best = i;
+        }
+        print_results(&b, rows, n_rows, best);
+        ret = 0;
+out:
+        if (stop_requested(&b.stop))
+                log_error("Interrupted; the pools are back as found");
+        topology_done(&b.t);
+        stop_done(&b.stop);
+        return ret;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon: fill, tell the service manager READY=1, then wait idle for SIGHUP (reload and
+ * fill again), memory coming online (fill again) and SIGTERM (stop). */
+#include <inttypes.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "util/clock.h"
+#include "service/daemon.h"
+#include "service/job.h"
+#include "service/lastfill.h"
+#include "util/log.h"
+#include "service/notify.h"
+#include "kernel/pool.h"
+#include "kernel/topology.h"
+
+/* While pages keep coming, each progress report gives the service manager this much more
+ * time; when they stop coming, the extensions stop and the unit's own timeout applies. */
+#define EXTEND_USEC (UINT64_C(3) * 1000 * 1000)
+
+bool uevent_is_memory_online(const char *buf, size_t len) {
+        bool online = false, memory = false;
+
+        /* "ACTION@DEVPATH\0KEY=VALUE\0..." from the kernel (libudev's own start with "libudev") */
+        if (len == 0 || strncmp(buf, "libudev", MIN(len, (size_t) 7)) == 0)
+                return false;
+        for (size_t i = 0; i < len;) {
+                const char *f = buf + i;
+                size_t n = strnlen(f, len - i);
+
+                if (n == strlen("ACTION=online") && memcmp(f, "ACTION=online", n) == 0)
+                        online = true;
+                if (n == strlen("SUBSYSTEM=memory") && memcmp(f, "SUBSYSTEM=memory", n) == 0)
+                        memory = true;
+                i += n + 1;
+        }
+        return online && memory;
+}
+
+struct daemon {
+        int rootfd;
+        bool host;
+        daemon_load_fn load;
+        struct config config;
+        struct stop stop;
+        uint64_t watchdog_usec;
+        uint64_t last_added;
+        struct topology t;   /* for ReleaseOnStop */
+        uint64_t *found;     /* nr_hugepages per (size, node) before the first fill */
+};
+
+static void progress(const struct job_status *st, void *userdata) {
+        struct daemon *d = userdata;
+        char status[1024] = "";
+        uint64_t added = 0;
+        size_t n = 0;
+
+        for (size_t i = 0; i < st->n_pools; i++) {
+                char name[32];
+
+                n += (size_t) snprintf(status + n, n < sizeof(status) ? sizeof(status) - n : 0,
+                                       "%s%s %" PRIu64 "/%" PRIu64 " pages", i ? ", " : "",
+                                       page_size_name(st->pools[i].page_size, name), st->pools[i].added,
+                                       st->pools[i].wanted);
+                added += st->pools[i].added;
+        }
+        if (added > d->last_added)
+                (void) notifyf("STATUS=Filling: %s\nEXTEND_TIMEOUT_USEC=%" PRIu64 "%s", status, EXTEND_USEC,
+                               d->watchdog_usec ? "\nWATCHDOG=1" : "");
+        else
+                (void) notifyf("STATUS=Filling: %s%s", status, d->watchdog_usec ? "\nWATCHDOG=1" : "");
+        d->last_added = added;
+}
+
+static int fill(struct daemon *d, bool again) {
+        struct job j = {
+                .rootfd = d->rootfd,
+                .host = d->host,
+                .keep_reservations = again,
+                .stop = &d->stop,
+                .progress = progress,
+                .userdata = d,
+        };
+        int r;
+
+        d->last_added = 0;
+        (void) notifyf("STATUS=Filling the pools");
+        r = job_run(&j, &d->config);
+        if (*j.summary)
+                log_info("%s", j.summary);
+        if (!stop_requested(&d->stop))
+                (void) lastfill_write(d->rootfd, r, j.summary, j.advice_cmdline);
+        if (r == EXIT_OK)
+                (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
+        else
+                (void) notifyf("STATUS=Failed (exit status %d): %s\nERRNO=%d", r,
+                               *j.summary ? j.summary : "see the log", r == EXIT_SHORT ? ENOMEM : EINVAL);
+        return r;
+}
+
+/* The pool counts before the first fill, for ReleaseOnStop=. */
+static int remember(struct daemon *d) {
+        struct error e = {};
+        int r;
+
+        r = topology_read(d->rootfd, &d->t, &e);
+        if (r < 0)
+                return r;
+        d->found = calloc(d->t.n_page_sizes * d->t.n_nodes + 1, sizeof(*d->found));
+        if (!d->found)
+                return -ENOMEM;
+        for (size_t s = 0; s < d->t.n_page_sizes; s++)
+                for (size_t i = 0; i < d->t.n_nodes; i++)
+                        (void) pool_read_nr(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
+                                            &d->found[s * d->t.n_nodes + i]);
+        return 0;
+}
+
+/* Gives back what the fills added: each configured size and node down to the count found.
+ * The kernel frees free pages only: pages in use stay. */
+static void release_pools(struct daemon *d) {
+        for (size_t p = 0; p < d->config.n_pools; p++)
+                for (size_t s = 0; s < d->t.n_page_sizes; s++) {
+                        if (d->t.page_sizes[s] != d->config.pools[p].page_size)
+                                continue;
+                        for (size_t i = 0; i < d->t.n_nodes; i++) {
+                                uint64_t now, was = d->found[s * d->t.n_nodes + i];
+
+                                if (pool_read_nr(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s], &now) >= 0 &&
+                                    now > was)
+                                        (void) pool_write_nr(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
+                                                             was);
+                        }
+                }
+}
+
+static int open_uevents(void) {
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 /* kernel uevents */ };
+        int fd;
+
+        fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+        if (fd < 0)
+                return -errno;
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                int r = -errno;
+                closep(&fd);
+                return r;
+        }
+        return fd;
+}
+
+/* Reads every pending uevent; true if one says memory came online. */
+static bool drain_uevents(int fd) {
+        char buf[8192];
+        bool online = false;
+        ssize_t n;
+
+        while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+                online |= uevent_is_memory_online(buf, (size_t) n);
+        return online;
+}
+
+static int open_watchdog(uint64_t usec) {
+        struct itimerspec its = { 0 };
+        uint64_t half = usec / 2;
+        int fd;
+
+        fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        its.it_value.tv_sec = its.it_interval.tv_sec = (time_t) (half / 1000000);
+        its.it_value.tv_nsec = its.it_interval.tv_nsec = (long) (half % 1000000) * 1000;
+        if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+                int r = -errno;
+                closep(&fd);
+                return r;
+        }
+        return fd;
+}
+
+int daemon_run(int rootfd, bool host, daemon_load_fn load) {
+        struct daemon d = { .rootfd = rootfd, .host = host, .load = load, .config = CONFIG_INIT };
+        _cleanup_(closep) int sig_fd = -1, uevent_fd = -1, watchdog_fd = -1;
+        sigset_t set;
+        int r, ret = EXIT_FAIL;
+
+        stop_init(&d.stop);
+        d.watchdog_usec = notify_watchdog_usec();
+        sigemptyset(&set);
+        sigaddset(&set, SIGHUP);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGINT);
+        if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
+                goto out;
+        /* SIGHUP is read here only; SIGINT/SIGTERM during a fill are the executor's */
+        sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sig_fd < 0) {
+                log_error_errno(errno, "Cannot set up signals: %m");
+                goto out;
+        }
+        uevent_fd = open_uevents();
+        if (uevent_fd < 0)
+                log_warning_errno(uevent_fd, "Cannot listen for memory hotplug: %m, ignoring");
+        if (d.watchdog_usec) {
+                watchdog_fd = open_watchdog(d.watchdog_usec);
+                if (watchdog_fd < 0)
+                        log_warning_errno(watchdog_fd, "Cannot arm the watchdog timer: %m, ignoring");
+        }
+
+        r = load(rootfd, &d.config);
+        if (r < 0) {
+                (void) notifyf("STATUS=Bad configuration, see the log\nERRNO=%d", -r);
+                ret = EXIT_USAGE;
+                goto out;
+        }
+        if (d.config.release_on_stop && remember(&d) < 0)
+                log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
+
+        ret = fill(&d, false);
+        if (stop_requested(&d.stop)) {
+                ret = EXIT_OK;
+                goto stopping;
+        }
+        if (ret != EXIT_OK)
+                goto out;
+        (void) notifyf("READY=1");
+
+        for (;;) {
+                struct pollfd p[3] = {
+                        { .fd = sig_fd, .events = POLLIN },
+                        { .fd = uevent_fd, .events = POLLIN },
+                        { .fd = watchdog_fd, .events = POLLIN },
+                };
+                struct signalfd_siginfo si;
+
+                /* idle: no timeout, nothing to poll for but these */
+                if (poll(p, 3, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        log_error_errno(errno, "poll: %m");
+                        ret = EXIT_FAIL;
+                        goto out;
+                }
+                if (p[2].revents & POLLIN) {
+                        uint64_t expirations;
+
+                        (void) !read(watchdog_fd, &expirations, sizeof(expirations));
+                        (void) notifyf("WATCHDOG=1");
+                }
+                if (p[1].revents & POLLIN && drain_uevents(uevent_fd)) {
+                        log_info("Memory came online, filling again");
+                        (void) fill(&d, true);
+                        if (stop_requested(&d.stop))
+                                break;
+                        continue;
+                }
+                if (!(p[0].revents & POLLIN) || read(sig_fd, &si, sizeof(si)) != (ssize_t) sizeof(si))
+                        continue;
+                if (si.ssi_signo == SIGHUP) {
+                        struct config fresh = CONFIG_INIT;
+
+                        (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
+                        r = load(rootfd, &fresh);
+                        if (r < 0) {
+                                log_error("Reload failed: the configuration is bad, keeping the one in use");
+                                config_done(&fresh);
+                        } else {
+                                config_done(&d.config);
+                                d.config = fresh;
+                        }
+                        (void) fill(&d, true);
+                        if (stop_requested(&d.stop))
+                                break;
+                        (void) notifyf("READY=1");
+                        continue;
+                }
+                break; /* SIGTERM, SIGINT */
+        }
+        ret = EXIT_OK;
+stopping:
+        (void) notifyf("STOPPING=1\nSTATUS=Stopping");
+        if (d.config.release_on_stop && d.found) {
+                log_info("Giving back the pages the fills added (ReleaseOnStop=yes)");
+                release_pools(&d);
+        }
+out:
+        config_done(&d.config);
+        topology_done(&d.t);
+        free(d.found);
+        stop_done(&d.stop);
+        return ret;
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* One fill from a configuration: topology, plan, checks, the fill itself, the report. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan/advise.h"
+#include "fill/fill.h"
+#include "service/job.h"
+#include "kernel/kernel_caps.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "fill/pin.h"
+#include "plan/plan.h"
+#include "kernel/pool.h"
+#include "plan/report.h"
+#include "fill/reserve.h"
+#include "kernel/topology.h"
+
+/* The report's pool lines, joined: the daemon's last STATUS= and `hpfilld status`. */
+static void summary_add(struct job *j, const char *line) {
+        size_t n = strlen(j->summary);
+
+        (void) snprintf(j->summary + n, sizeof(j->summary) - n, "%s%s", n ? "; " : "", line);
+}
+
+static int read_all_counts(int rootfd, const struct topology *t, struct pool_counts **ret) {
+        _cleanup_(freep) struct pool_counts *counts = NULL;
+        size_t n = t->n_page_sizes * t->n_nodes;
+        char path[160];
+        int r;
+
+        counts = calloc(n ? n : 1, sizeof(*counts));
+        if (!counts)
+                return log_error_errno(-ENOMEM, "Out of memory");
+        for (size_t s = 0; s < t->n_page_sizes; s++)
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        /* The planner needs nr_hugepages alone. */
+                        r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i].nr);
+                        if (r < 0) {
+                                (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
+                                return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
+                        }
+                }
+        *ret = TAKE_PTR(counts);
+        return 0;
+}
+
+/* Every file the fill will write must be writable before the first write: all or nothing. */
+static int check_writable(int rootfd, const struct topology *t, const struct plan *p) {
+        char path[160];
+
+        for (size_t i = 0; i < p->n_pools; i++)
+                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
+                        const struct plan_node *n = &p->pools[i].nodes[j];
+
+                        if (n->action != PLAN_GROW && n->action != PLAN_SHRINK)
+                                continue;
+                        (void) pool_path(path, sizeof(path), t, n->node, p->pools[i].page_size, "nr_hugepages");
+                        if (faccessat(rootfd, path, W_OK, 0) < 0)
+                                return log_error_errno(-errno, "Cannot write /%s: %m%s", path,
+                                                       errno == EACCES || errno == EPERM ? " (are you root?)" : "");
+                }
+        return 0;
+}
+
+struct progress {
+        struct job *job;
+        const struct pool_run *runs;
+        size_t n;
+};
+
+static void tick_progress(void *userdata) {
+        const struct progress *p = userdata;
+        struct job_status st = { .n_pools = MIN(p->n, ELEMENTSOF(st.pools)) };
+
+        for (size_t i = 0; i < st.n_pools; i++) {
+                const struct plan_pool *pp = p->runs[i].plan;
+                char name[32];
+
+                st.pools[i].page_size = pp->page_size;
+                st.pools[i].added = pool_run_progress(&p->runs[i]);
+                for (size_t k = 0; k < pp->n_nodes; k++)
+                        if (pp->nodes[k].action == PLAN_GROW)
+                                st.pools[i].wanted += pp->nodes[k].target - pp->nodes[k].now;
+                log_debug("%s pool: %" PRIu64 " of %" PRIu64 " pages added so far", page_size_name(pp->page_size, name),
+                          st.pools[i].added, st.pools[i].wanted);
+        }
+        if (p->job->progress)
+                p->job->progress(&st, p->job->userdata);
+}
+
+/* Test-suite knobs (hpfilld(8), ENVIRONMENT): not for production. */
+static uint64_t test_env(const char *name, uint64_t def) {
+        const char *s = getenv(name);
+        uint64_t v;
+
+        if (!s)
+                return def;
+        if (parse_u64(s, &v) < 0 || v == 0) {
+                log_warning("%s='%s' is not a positive number, ignoring", name, s);
+                return def;
+        }
+        return v;
+}
+
+static void report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
+        for (size_t i = 0; i < n; i++) {
+                const struct reserve_run *r = &runs[i];
+                const struct plan_pool *pp = &r->plan->pool;
+                char name[32], line[PATH_MAX + 256];
+                int k;
+
+                k = snprintf(line, sizeof(line), "%s reservation: %" PRIu64 "/%" PRIu64 " %s pages in %" PRIu64
+                             " ms (fault, %u thread%s/node%s)",
+                             r->plan->name, r->faulted, pp->target_total, page_size_name(pp->page_size, name),
+                             (r->elapsed_ns + 500000) / 1000000, r->threads, r->threads == 1 ? "" : "s",
+                             pp->threads_auto ? ", auto" : "");
+                if (k > 0 && (size_t) k < sizeof(line)) {
+                        if (r->kept)
+                                (void) snprintf(line + k, sizeof(line) - (size_t) k, ", kept as it was at %s", r->path);
+                        else if (r->error)
+                                (void) snprintf(line + k, sizeof(line) - (size_t) k, ", failed: %s: %s", r->error_what,
+                                                strerror(-r->error));
+                        else if (r->faulted < pp->target_total)
+                                (void) snprintf(line + k, sizeof(line) - (size_t) k, ", %s, removed",
+                                                r->interrupted ? "interrupted" : "short");
+                        else
+                                (void) snprintf(line + k, sizeof(line) - (size_t) k, " at %s", r->path);
+                }
+                summary_add(j, line);
+                if (j->report && log_get_max_level() >= LOG_INFO)
+                        fprintf(j->report, "%s\n", line);
+                *failed |= r->error != 0;
+                *short_ |= !r->error && !r->interrupted && r->faulted < pp->target_total;
+        }
+}
+
+/* For the pools that came back short: what gets them at the next boot, said once in the
+ * report and kept for `hpfilld status`. */
+static void advise(struct job *j, const struct plan_pool *const *shorts, size_t n, unsigned alloc_threads) {
+        advise_boot(j->advice_cmdline, sizeof(j->advice_cmdline), j->advice_initramfs, sizeof(j->advice_initramfs),
+                    shorts, n, alloc_threads);
+        if (n == 0)
+                return;
+        if (j->report && log_get_max_level() >= LOG_INFO)
+                fprintf(j->report,
+                        "To have these pages at the next boot, add to the kernel command line:\n  %s\n"
+                        "or let hpfilld fill them from the initramfs:\n  %s\n",
+                        j->advice_cmdline, j->advice_initramfs);
+        else
+                log_notice("Next boot: %s (or from the initramfs: %s)", j->advice_cmdline, j->advice_initramfs);
+}
+
+static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
+               const struct kernel_caps *caps) {
+        _cleanup_(freep) struct pool_run *runs = NULL;
+        _cleanup_(freep) uint64_t *after = NULL;
+        struct progress progress = {};
+        struct fill_shared shared = {
+                .rootfd = j->rootfd,
+                .t = t,
+                .pin = pin_is_useful(t),
+                .global_writes = j->host && t->numa && topology_memory_nodes(t) == 1,
+                .stop = j->stop,
+                .step_bytes = SYSFS_STEP_BYTES,
+                .drop_caches = p->drop_caches,
+                .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
+                .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
+                .pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO"),
+                .pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0),
+                /* progress to report: the daemon's STATUS=, debug lines */
+                .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? tick_progress : NULL,
+                .tick_ms = JOB_TICK_MS,
+                .tick_data = &progress,
+        };
+        _cleanup_(freep) const struct plan_pool **shorts = NULL;
+        size_t n_shorts = 0;
+        bool failed = false, interrupted = false, short_ = false;
+        int r;
+
+        runs = calloc(p->n_pools + 1, sizeof(*runs));
+        shorts = calloc(p->n_pools + 1, sizeof(*shorts));
+        after = calloc(t->n_nodes + 1, sizeof(*after));
+        if (!runs || !after || !shorts)
+                return log_error_errno(-ENOMEM, "Out of memory");
+        progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
+
+        for (size_t i = 0; i < p->n_pools; i++) {
+                char name[32];
+                log_debug("%s pool: %s, %s", page_size_name(p->pools[i].page_size, name),
+                          fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
+        }
+
+        r = fill_execute(&shared, p, runs);
+        if (r < 0)
+                log_error_errno(r, "Cannot run the fill: %m");
+
+        for (size_t i = 0; i < p->n_pools; i++) {
+                const struct plan_pool *pp = &p->pools[i];
+                struct pool_outcome o = {
+                        .after = after,
+                        .elapsed_ns = runs[i].elapsed_ns,
+                        .threads = runs[i].threads,
+                        .rounds = runs[i].sysfs.rounds,
+                        .after_drop = runs[i].sysfs.after_drop,
+                        .interrupted = runs[i].interrupted,
+                        .error = runs[i].error,
+                        .error_path = runs[i].error_what,
+                };
+                char name[32], line[1024];
+
+                /* Report what the kernel says now, not what we think we did. */
+                for (size_t k = 0; k < pp->n_nodes; k++)
+                        if (pool_read_nr(j->rootfd, t, pp->nodes[k].node, pp->page_size, &after[k]) < 0)
+                                after[k] = runs[i].sysfs.after[k];
+                report_pool_line(line, sizeof(line), pp, &o);
+                summary_add(j, line);
+                if (j->report && log_get_max_level() >= LOG_INFO)
+                        report_pool(j->report, pp, &o);
+                failed |= runs[i].error != 0;
+                interrupted |= runs[i].interrupted;
+                if (plan_pool_obtained(pp, after) < pp->target_total && !runs[i].interrupted && !runs[i].error)
+                        shorts[n_shorts++] = pp;
+                if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
+                        short_ = true;
+                        if (!runs[i].interrupted && !runs[i].error)
+                                log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below the minimum of %u%% (MinPercent=, --min)",
+                                            page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
+                                            pp->target_total, p->min_percent);
+                }
+        }
+        advise(j, shorts, n_shorts, caps->boot_alloc_threads);
+        if (p->n_reserves > 0 && !stop_requested(j->stop)) {
+                r = reserve_execute(&shared, p, reserves, j->keep_reservations);
+                report_reserves(j, reserves, p->n_reserves, &failed, &short_);
+        }
+        interrupted |= stop_requested(j->stop);
+        if (j->report)
+                (void) fflush(j->report);
+        if (interrupted)
+                log_error("Interrupted by signal %d; pages already added stay in the pools",
+                          atomic_load(&j->stop->signo));
+        fill_runs_done(runs, p->n_pools);
+        return r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
+}
+
+int job_run(struct job *j, const struct config *c) {
+        _cleanup_(freep) struct pool_counts *counts = NULL;
+        _cleanup_(freep) struct reserve_run *reserves = NULL;
+        struct topology topo = {};
+        struct kernel_caps caps = {};
+        struct plan plan = {};
+        struct error e = {};
+        int r, ret = EXIT_FAIL;
+
+        j->summary[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = 0;
+        r = topology_read(j->rootfd, &topo, &e);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
+                goto out;
+        }
+        if (topo.n_page_sizes == 0) {
+                log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
+                goto out;
+        }
+        if (read_all_counts(j->rootfd, &topo, &counts) < 0)
+                goto out;
+        kernel_caps_read(j->rootfd, j->host, &caps);
+        r = plan_build(&topo, counts, c, &caps, &plan, &e);
+        if (r < 0) {
+                log_error_errno(r, "%s", e.msg);
+                ret = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+                goto out;
+        }
+
+        /* none without reservations: each run holds two paths, 8 KiB to clear for nothing */
+        reserves = plan.n_reserves > 0 ? calloc(plan.n_reserves, sizeof(*reserves)) : NULL;
+        if (plan.n_reserves > 0 && !reserves) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                goto out;
+        }
+        /* where each reservation will live, before anything changes */
+        r = reserve_locate(j->rootfd, j->host, &plan, reserves);
+        for (size_t i = 0; r > 0 && i < plan.n_reserves; i++)
+                if (reserves[i].error)
+                        log_error("%s: %s: this reservation is skipped", plan.reserves[i].pool.origin,
+                                  reserves[i].error_what);
+
+        if (j->dry_run) {
+                if (j->report && log_get_max_level() >= LOG_INFO)
+                        report_plan(j->report, &plan);
+                ret = EXIT_OK;
+                goto out;
+        }
+        /* With nothing to move this still reports, so the admin sees each pool is at target. */
+        if (check_writable(j->rootfd, &topo, &plan) < 0)
+                goto out;
+        ret = run(j, &topo, &plan, reserves, &caps);
+out:
+        if (reserves)
+                reserve_runs_done(reserves, plan.n_reserves);
+        plan_done(&plan);
+        topology_done(&topo);
+        return ret;
+}

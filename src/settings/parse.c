@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsers for what an administrator asks for: amounts, pool specs, reservation specs. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "settings/parse.h"
+
+static int parse_per_node(const char *s, struct amount *ret, struct error *e) {
+        _cleanup_(freep) char *copy = NULL;
+        _cleanup_(freep) struct node_amount *nodes = NULL;
+        size_t n = 0, max = 1;
+        char *save = NULL;
+        int r;
+
+        for (const char *p = s; *p; p++)
+                max += *p == ',';
+        copy = strdup(s);
+        nodes = calloc(max, sizeof(*nodes));
+        if (!copy || !nodes)
+                return -ENOMEM;
+
+        /* strtok_r would skip empty items; walk the separators by hand so "a,,b" is an error. */
+        for (char *item = copy;; item = save) {
+                char *comma = strchr(item, ','), *eq;
+                uint64_t node;
+
+                if (comma)
+                        *comma = 0;
+                save = comma ? comma + 1 : NULL;
+                if (!*item)
+                        return error_set(e, -EINVAL, "empty entry in node list '%s'", s);
+                eq = strchr(item, '=');
+                if (strncmp(item, "node", 4) != 0 || !eq)
+                        return error_set(e, -EINVAL, "'%s' in '%s' is not nodeN=AMOUNT", item, s);
+                *eq = 0;
+                if (parse_u64(item + 4, &node) < 0 || node > 65535)
+                        return error_set(e, -EINVAL, "'%s' in '%s' is not a node name", item, s);
+                for (size_t i = 0; i < n; i++)
+                        if (nodes[i].node == node)
+                                return error_set(e, -EINVAL, "node%" PRIu64 " is listed twice in '%s'", node, s);
+                r = parse_count_or_bytes(eq + 1, &nodes[n].value, &nodes[n].bytes, e);
+                if (r < 0)
+                        return error_prefix(e, r, "node%" PRIu64, node);
+                nodes[n++].node = (unsigned) node;
+                if (!save)
+                        break;
+        }
+
+        *ret = (struct amount) {
+                .kind = AMOUNT_PER_NODE,
+                .nodes = TAKE_PTR(nodes),
+                .n_nodes = n,
+        };
+        return 0;
+}
+
+int parse_amount(const char *s, struct amount *ret, struct error *e) {
+        size_t len = strlen(s);
+        uint64_t v;
+        bool bytes;
+        int r;
+
+        if (len == 0)
+                return error_set(e, -EINVAL, "amount is empty");
+        if (strncmp(s, "node", 4) == 0)
+                return parse_per_node(s, ret, e);
+        if (s[len - 1] == '%') {
+                char digits[16];
+
+                if (len - 1 >= sizeof(digits))
+                        return error_set(e, -ERANGE, "percentage '%s' is out of range", s);
+                memcpy(digits, s, len - 1);
+                digits[len - 1] = 0;
+                r = parse_u64(digits, &v);
+                if (r == -EINVAL)
+                        return error_set(e, r, "'%s' is not a percentage", s);
+                if (r < 0 || v > 100)
+                        return error_set(e, -ERANGE, "percentage '%s' is over 100%%", s);
+                if (v == 0)
+                        return error_set(e, -EINVAL, "percentage '%s' is zero", s);
+                *ret = (struct amount) { .kind = AMOUNT_PERCENT, .value = v };
+                return 0;
+        }
+        r = parse_count_or_bytes(s, &v, &bytes, e);
+        if (r < 0)
+                return r;
+        *ret = (struct amount) { .kind = bytes ? AMOUNT_BYTES : AMOUNT_PAGES, .value = v };
+        return 0;
+}
+
+int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e) {
+        _cleanup_(freep) char *size = NULL;
+        const char *colon = strchr(s, ':');
+        struct pool_spec spec = {};
+        int r;
+
+        if (!colon)
+                return error_set(e, -EINVAL, "'%s' is not SIZE:AMOUNT", s);
+        size = strndup(s, (size_t) (colon - s));
+        if (!size)
+                return -ENOMEM;
+        r = parse_page_size(size, &spec.page_size, e);
+        if (r < 0)
+                return r;
+        r = parse_amount(colon + 1, &spec.amount, e);
+        if (r < 0)
+                return r;
+        (void) snprintf(spec.origin, sizeof(spec.origin), "--pool %s", s);
+        *ret = spec;
+        return 0;
+}
+
+bool reserve_name_valid(const char *s) {
+        size_t n = strlen(s);
+
+        return n > 0 && n < sizeof(((struct reserve_spec *) NULL)->name) && s[0] != '.' &&
+               strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e) {
+        _cleanup_(freep) char *copy = strdup(s);
+        struct reserve_spec r = { .node = -1, .mode = RESERVE_DEFAULT_MODE };
+        char *size, *amount, *at;
+        uint64_t node;
+        int k;
+
+        if (!copy)
+                return -ENOMEM;
+        size = strchr(copy, ':');
+        amount = size ? strchr(size + 1, ':') : NULL;
+        if (!amount)
+                return error_set(e, -EINVAL, "'%s' is not NAME:SIZE:AMOUNT[@NODE]", s);
+        *size++ = 0;
+        *amount++ = 0;
+        if (!reserve_name_valid(copy))
+                return error_set(e, -EINVAL, "'%s' is not a reservation name (1-63 of A-Z a-z 0-9 _ . -, no leading .)",
+                                 copy);
+        memcpy(r.name, copy, strlen(copy) + 1);
+        k = parse_page_size(size, &r.page_size, e);
+        if (k < 0)
+                return k;
+        at = strchr(amount, '@');
+        if (at) {
+                *at++ = 0;
+                if (strncmp(at, "node", 4) == 0)
+                        at += 4;
+                if (parse_u64(at, &node) < 0 || node > 65535)
+                        return error_set(e, -EINVAL, "'%s' is not a node (expected @N or @nodeN)", at);
+                r.node = (int) node;
+        }
+        k = parse_count_or_bytes(amount, &r.value, &r.bytes, e);
+        if (k < 0)
+                return k;
+        (void) snprintf(r.origin, sizeof(r.origin), "--reserve %s", s);
+        *ret = r;
+        return 0;
+}
+
+void amount_done(struct amount *a) {
+        free(a->nodes);
+        a->nodes = NULL;
+        a->n_nodes = 0;
+}
+
+int amount_copy(struct amount *dst, const struct amount *src) {
+        struct amount a = *src;
+
+        if (src->n_nodes) {
+                a.nodes = calloc(src->n_nodes, sizeof(*a.nodes));
+                if (!a.nodes)
+                        return -ENOMEM;
+                memcpy(a.nodes, src->nodes, src->n_nodes * sizeof(*a.nodes));
+        }
+        *dst = a;
+        return 0;
+}

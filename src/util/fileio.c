@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading and writing small files relative to a directory fd: sysfs counters, config files. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/fileio.h"
+#include "util/macro.h"
+#include "util/number.h"
+
+int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *buf = NULL;
+        size_t len = 0, alloc = 4096;
+        struct stat st;
+
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        buf = malloc(alloc);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n;
+
+                if (len + 1 >= alloc) {
+                        char *b;
+
+                        if (alloc > max)
+                                return -EFBIG;
+                        b = realloc(buf, alloc * 2);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        alloc *= 2;
+                }
+                n = read(fd, buf + len, alloc - len - 1);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > max)
+                        return -EFBIG;
+        }
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
+        _cleanup_(closep) int fd = -1;
+        ssize_t n;
+
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        do
+                n = read(fd, buf, size);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n >= size)
+                return -EBADMSG;
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        buf[n] = 0;
+        if (memchr(buf, 0, (size_t) n) || memchr(buf, '\n', (size_t) n))
+                return -EBADMSG;
+        return 0;
+}
+
+int read_u64_at(int dirfd, const char *path, uint64_t *ret) {
+        char buf[32];
+        int r;
+
+        r = read_line_at(dirfd, path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        r = parse_u64(buf, ret);
+        return r < 0 ? -EBADMSG : 0;
+}
+
+int write_string_at(int dirfd, const char *path, const char *s) {
+        _cleanup_(closep) int fd = -1;
+        size_t len = strlen(s);
+        ssize_t n;
+
+        /* O_TRUNC matters only for the fake trees of the tests; sysfs ignores it. */
+        fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_TRUNC);
+        if (fd < 0)
+                return -errno;
+        do
+                n = write(fd, s, len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        return (size_t) n == len ? 0 : -EIO;
+}
+
+int write_u64_at(int dirfd, const char *path, uint64_t v) {
+        char buf[32];
+
+        (void) snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
+        return write_string_at(dirfd, path, buf);
+}

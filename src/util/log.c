@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Logging to stderr, with syslog priority prefixes when stderr is the journal. For main and the executor. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+static int max_level = LOG_INFO;
+static bool prefix_priority;
+static int kmsg_fd = -1;
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_get_max_level(void) {
+        return max_level;
+}
+
+void log_open(void) {
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        /* JOURNAL_STREAM=dev:ino names the journal stream; only trust it if stderr is that stream. */
+        prefix_priority = e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) >= 0 &&
+                          st.st_dev == dev && st.st_ino == ino;
+}
+
+bool log_to_kmsg(void) {
+        return kmsg_fd >= 0;
+}
+
+int log_open_kmsg(void) {
+        int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+        if (fd < 0)
+                return -errno;
+        if (kmsg_fd >= 0)
+                (void) close(kmsg_fd);
+        kmsg_fd = fd;
+        return 0;
+}
+
+int log_full_errno(int level, int error, const char *fmt, ...) {
+        int saved = errno;
+        char buf[2048];
+        va_list ap;
+
+        if (error < 0)
+                error = -error;
+        if (level <= max_level) {
+                errno = error;
+                va_start(ap, fmt);
+                (void) vsnprintf(buf, sizeof(buf), fmt, ap);
+                va_end(ap);
+                if (kmsg_fd >= 0) {
+                        /* One write() per record, the kernel log keeps the priority. Not dprintf():
+                         * glibc's lseek()s first, which /dev/kmsg refuses, and then writes nothing. */
+                        char rec[2100];
+                        int n = snprintf(rec, sizeof(rec), "<%d>hpfilld: %s\n", level, buf);
+
+                        if (n > 0)
+                                (void) !write(kmsg_fd, rec, MIN((size_t) n, sizeof(rec) - 1));
+                }
+                else if (prefix_priority)
+                        fprintf(stderr, "<%d>%s\n", level, buf);
+                else
+                        fprintf(stderr, "hpfilld: %s\n", buf);
+        }
+        errno = saved;
+        return error ? -error : -EIO;
+}
