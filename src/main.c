@@ -5,6 +5,7 @@
 #include <linux/capability.h>
 #include <pwd.h>
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "service/caps.h"
 #include "settings/cmdline.h"
 #include "settings/conf.h"
+#include "settings/settings.h"
 #include "service/daemon.h"
 #include "util/fileio.h"
 #include "service/job.h"
@@ -33,19 +35,21 @@
 #include "service/status.h"
 #include "kernel/topology.h"
 
-
-static bool arg_once;
-static bool arg_dry_run;
-static const char *arg_config;
-static const char *arg_root = "/";
-static struct config arg_cli = CONFIG_INIT; /* pools from --pool, reservations from --reserve */
-static char **arg_release;
-static size_t arg_n_release;
-static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set, arg_drop_caches_set;
+/* What the command line says. Reloads rebuild the configuration from it: files, then the
+ * kernel command line, then these on top. */
+struct options {
+        bool once, dry_run, check_config;
+        const char *config; /* --config: this file instead of the default ones */
+        const char *root;   /* --root */
+        struct config cli;  /* settings, --pool and --reserve */
+        char **release;     /* --release NAME... */
+        size_t n_release;
+};
 
 static void help(void) {
         printf("Usage: hpfilld [OPTIONS...]            fill, then stay as a daemon (systemd Type=notify)\n"
                "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
+               "       hpfilld --check-config [OPTIONS...]\n"
                "       hpfilld --release NAME...\n"
                "       hpfilld status [--json]\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
@@ -59,13 +63,14 @@ static void help(void) {
                "                            How to get pages (default: auto)\n"
                "  -t --threads-per-node N|auto\n"
                "                            Workers per node for methods that use them\n"
-               "     --min PCT              Least share of each target that counts as success (default 100)\n"
+               "     --min PCT              Least share of each target that counts as success (default 100%%)\n"
                "     --shrink               Also shrink pools larger than their target (free pages only)\n"
                "     --drop-caches          When compaction is not enough, drop the page cache and retry\n"
-               "  -r --reserve NAME:SIZE:AMOUNT[@NODE]\n"
-               "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@0\n"
-               "     --release NAME         Remove reservation NAME (no --once needed)\n"
+               "  -r --reserve NAME:SIZE:AMOUNT[@nodeN]\n"
+               "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@node0\n"
+               "     --release NAME...      Remove the reservations named (on its own)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
+               "     --check-config         Check the configuration and plan it here, change nothing\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
                "     --log-target stderr|kmsg\n"
                "                            Where messages go (kmsg: the kernel log, in an initramfs)\n"
@@ -78,169 +83,221 @@ static void help(void) {
 /* A bad command line: say what, return -EINVAL. */
 #define usage_error(...) (log_error(__VA_ARGS__), -EINVAL)
 
-static int parse_argv(int argc, char *argv[]) {
-        enum {
-                ARG_VERSION = 0x100,
-                ARG_ONCE,
-                ARG_MIN,
-                ARG_SHRINK,
-                ARG_DROP_CACHES,
-                ARG_ROOT,
-                ARG_RELEASE,
-                ARG_LOG_TARGET,
-        };
-        static const struct option options[] = {
+static int option_pool(struct options *o, const char *value) {
+        struct pool_spec spec;
+        struct error e = {};
+        char name[32];
+        int r;
+
+        r = parse_pool_spec(value, &spec, &e);
+        if (r == -ENOMEM)
+                return log_error_errno(r, "Out of memory");
+        if (r < 0)
+                return usage_error("--pool '%s': %s", value, e.msg);
+        for (size_t i = 0; i < o->cli.n_pools; i++)
+                if (o->cli.pools[i].page_size == spec.page_size) {
+                        amount_done(&spec.amount);
+                        return usage_error("--pool '%s': a second --pool for page size %s", value,
+                                           page_size_name(spec.page_size, name));
+                }
+        r = config_put_pool(&o->cli, &spec);
+        return r < 0 ? log_error_errno(r, "Out of memory") : 0;
+}
+
+static int option_reserve(struct options *o, const char *value) {
+        struct reserve_spec spec;
+        struct error e = {};
+        int r;
+
+        r = parse_reserve_spec(value, &spec, &e);
+        if (r == -ENOMEM)
+                return log_error_errno(r, "Out of memory");
+        if (r < 0)
+                return usage_error("--reserve '%s': %s", value, e.msg);
+        for (size_t i = 0; i < o->cli.n_reserves; i++)
+                if (strcmp(o->cli.reserves[i].name, spec.name) == 0)
+                        return usage_error("--reserve '%s': a second reservation named '%s'", value, spec.name);
+        r = config_put_reserve(&o->cli, &spec);
+        return r < 0 ? log_error_errno(r, "Out of memory") : 0;
+}
+
+static int option_release(struct options *o, char *name) {
+        char **l;
+
+        if (!reserve_name_valid(name))
+                return usage_error("--release '%s': not a reservation name", name);
+        l = realloc(o->release, (o->n_release + 1) * sizeof(*l));
+        if (!l)
+                return log_error_errno(-ENOMEM, "Out of memory");
+        o->release = l;
+        o->release[o->n_release++] = name;
+        return 0;
+}
+
+static int option_log_target(const char *value) {
+        int r;
+
+        if (strcmp(value, "kmsg") == 0) {
+                r = log_open_kmsg();
+                if (r < 0)
+                        log_warning_errno(r, "Cannot open /dev/kmsg: %m, logging to stderr");
+        } else if (strcmp(value, "stderr") != 0)
+                return usage_error("--log-target '%s': expected stderr or kmsg", value);
+        return 0;
+}
+
+/* A [Fill] setting given as an option: the settings table says how to read it. */
+static int option_setting(struct options *o, const struct setting *s, const char *value) {
+        struct error e = {};
+        int r;
+
+        r = setting_apply(s, SOURCE_OPTION, NULL, s->flag ? "yes" : value, &o->cli, &e);
+        return r < 0 ? usage_error("%s", e.msg) : 0;
+}
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_ONCE,
+        ARG_ROOT,
+        ARG_RELEASE,
+        ARG_LOG_TARGET,
+        ARG_CHECK_CONFIG,
+        ARG_SETTING = 0x200, /* + the index of the setting in settings_table[] */
+};
+
+/* The options: the fixed ones, then one per setting of the table. */
+static void build_options(struct option *options, size_t n, char *shorts, size_t shorts_size) {
+        static const struct option fixed[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "once", no_argument, NULL, ARG_ONCE },
                 { "pool", required_argument, NULL, 'p' },
                 { "config", required_argument, NULL, 'c' },
-                { "mode", required_argument, NULL, 'm' },
-                { "threads-per-node", required_argument, NULL, 't' },
-                { "min", required_argument, NULL, ARG_MIN },
-                { "shrink", no_argument, NULL, ARG_SHRINK },
-                { "drop-caches", no_argument, NULL, ARG_DROP_CACHES },
                 { "dry-run", no_argument, NULL, 'n' },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
-                {}
         };
-        struct error e = {};
+        size_t k = 0, m = strlen(strcpy(shorts, ":hp:c:r:nvq"));
+
+        for (size_t i = 0; i < ELEMENTSOF(fixed) && k + 1 < n; i++)
+                options[k++] = fixed[i];
+        for (size_t i = 0; i < settings_count && k + 1 < n; i++) {
+                const struct setting *s = &settings_table[i];
+
+                if (!s->option)
+                        continue;
+                options[k++] = (struct option) { s->option, s->flag ? no_argument : required_argument, NULL,
+                                                 (int) (ARG_SETTING + i) };
+                if (s->short_option && m + 3 < shorts_size) {
+                        shorts[m++] = s->short_option;
+                        shorts[m++] = s->flag ? 0 : ':';
+                        shorts[m] = 0;
+                }
+        }
+        options[k] = (struct option) {};
+}
+
+/* getopt_long()'s '?' and ':': say what was wrong with the option. */
+static int bad_option(int c, char *argv[]) {
+        const char *arg = argv[optind - 1];
+
+        if (c == ':')
+                return usage_error("option '%s' needs a value", arg);
+        /* optopt is a known option's value when it was given one it does not take: "--shrink=yes" */
+        if (optopt != 0 && strncmp(arg, "--", 2) == 0 && strchr(arg, '='))
+                return usage_error("option '%.*s' takes no value", (int) strcspn(arg, "="), arg);
+        return usage_error("unknown option '%s'", arg);
+}
+
+static const struct setting *setting_by_short_option(int c) {
+        for (size_t i = 0; i < settings_count; i++)
+                if (settings_table[i].short_option == c)
+                        return &settings_table[i];
+        return NULL;
+}
+
+/* One option; > 0 when the program is done (--help, --version). */
+static int parse_option(struct options *o, int c, char *argv[]) {
+        const struct setting *s;
+
+        switch (c) {
+        case 'h':
+                help();
+                return 1;
+        case ARG_VERSION:
+                printf("hpfilld %s\n", PROJECT_VERSION);
+                return 1;
+        case ARG_ONCE:
+                o->once = true;
+                return 0;
+        case 'p':
+                return option_pool(o, optarg);
+        case 'r':
+                return option_reserve(o, optarg);
+        case ARG_RELEASE:
+                return option_release(o, optarg);
+        case 'c':
+                o->config = optarg;
+                return 0;
+        case ARG_LOG_TARGET:
+                return option_log_target(optarg);
+        case 'n':
+                o->dry_run = true;
+                return 0;
+        case ARG_CHECK_CONFIG:
+                o->check_config = true;
+                return 0;
+        case ARG_ROOT:
+                o->root = optarg;
+                return 0;
+        case 'v':
+                log_set_max_level(LOG_DEBUG);
+                return 0;
+        case 'q':
+                log_set_max_level(LOG_WARNING);
+                return 0;
+        }
+        s = c >= ARG_SETTING && (size_t) (c - ARG_SETTING) < settings_count ? &settings_table[c - ARG_SETTING]
+                                                                              : setting_by_short_option(c);
+        return s ? option_setting(o, s, optarg) : bad_option(c, argv);
+}
+
+/* Returns < 0 on a bad command line, 0 when done (--help), 1 to go on. */
+static int parse_argv(int argc, char *argv[], struct options *o) {
+        struct option options[64];
+        char shorts[64];
         int c, r;
 
+        build_options(options, ELEMENTSOF(options), shorts, sizeof(shorts));
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hp:c:m:t:r:nvq", options, NULL)) >= 0) {
-                switch (c) {
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("hpfilld %s\n", PROJECT_VERSION);
-                        return 0;
-                case ARG_ONCE:
-                        arg_once = true;
-                        break;
-                case 'p': {
-                        struct pool_spec spec;
-                        char name[32];
-
-                        r = parse_pool_spec(optarg, &spec, &e);
-                        if (r == -ENOMEM)
-                                return log_error_errno(r, "Out of memory");
-                        if (r < 0)
-                                return usage_error("--pool '%s': %s", optarg, e.msg);
-                        for (size_t i = 0; i < arg_cli.n_pools; i++)
-                                if (arg_cli.pools[i].page_size == spec.page_size) {
-                                        amount_done(&spec.amount);
-                                        return usage_error("--pool '%s': a second --pool for page size %s", optarg,
-                                                           page_size_name(spec.page_size, name));
-                                }
-                        r = config_put_pool(&arg_cli, &spec);
-                        if (r < 0)
-                                return log_error_errno(r, "Out of memory");
-                        break;
-                }
-                case 'r': {
-                        struct reserve_spec spec;
-
-                        r = parse_reserve_spec(optarg, &spec, &e);
-                        if (r == -ENOMEM)
-                                return log_error_errno(r, "Out of memory");
-                        if (r < 0)
-                                return usage_error("--reserve '%s': %s", optarg, e.msg);
-                        for (size_t i = 0; i < arg_cli.n_reserves; i++)
-                                if (strcmp(arg_cli.reserves[i].name, spec.name) == 0)
-                                        return usage_error("--reserve '%s': a second reservation named '%s'", optarg,
-                                                           spec.name);
-                        r = config_put_reserve(&arg_cli, &spec);
-                        if (r < 0)
-                                return log_error_errno(r, "Out of memory");
-                        break;
-                }
-                case ARG_RELEASE: {
-                        char **l;
-
-                        if (!reserve_name_valid(optarg))
-                                return usage_error("--release '%s': not a reservation name", optarg);
-                        l = realloc(arg_release, (arg_n_release + 1) * sizeof(*l));
-                        if (!l)
-                                return log_error_errno(-ENOMEM, "Out of memory");
-                        arg_release = l;
-                        arg_release[arg_n_release++] = optarg;
-                        break;
-                }
-                case 'c':
-                        arg_config = optarg;
-                        break;
-                case ARG_LOG_TARGET:
-                        if (strcmp(optarg, "kmsg") == 0) {
-                                r = log_open_kmsg();
-                                if (r < 0)
-                                        log_warning_errno(r, "Cannot open /dev/kmsg: %m, logging to stderr");
-                        } else if (strcmp(optarg, "stderr") != 0)
-                                return usage_error("--log-target '%s': expected stderr or kmsg", optarg);
-                        break;
-                case 'm':
-                        if (fill_mode_from_string(optarg, &arg_cli.mode) < 0)
-                                return usage_error("--mode '%s': expected auto, sysfs or fault", optarg);
-                        arg_mode_set = true;
-                        break;
-                case 't':
-                        if (strcmp(optarg, "auto") == 0)
-                                arg_cli.threads_per_node = 0;
-                        else if (parse_uint_range(optarg, 1, 1024, &arg_cli.threads_per_node) < 0)
-                                return usage_error("--threads-per-node '%s': expected auto or 1-1024", optarg);
-                        arg_threads_set = true;
-                        break;
-                case ARG_MIN:
-                        if (parse_uint_range(optarg, 1, 100, &arg_cli.min_percent) < 0)
-                                return usage_error("--min '%s': expected a percentage from 1 to 100", optarg);
-                        arg_min_set = true;
-                        break;
-                case ARG_SHRINK:
-                        arg_cli.shrink = true;
-                        arg_shrink_set = true;
-                        break;
-                case ARG_DROP_CACHES:
-                        arg_cli.drop_caches = true;
-                        arg_drop_caches_set = true;
-                        break;
-                case 'n':
-                        arg_dry_run = true;
-                        break;
-                case ARG_ROOT:
-                        arg_root = optarg;
-                        break;
-                case 'v':
-                        log_set_max_level(LOG_DEBUG);
-                        break;
-                case 'q':
-                        log_set_max_level(LOG_WARNING);
-                        break;
-                case ':':
-                        return usage_error("option '%s' needs a value", argv[optind - 1]);
-                default:
-                        /* getopt_long() sets optopt to a known option's value when it was given
-                         * one it does not take: "--shrink=yes" */
-                        if (optopt != 0 && strncmp(argv[optind - 1], "--", 2) == 0 && strchr(argv[optind - 1], '='))
-                                return usage_error("option '%.*s' takes no value", (int) strcspn(argv[optind - 1], "="),
-                                                   argv[optind - 1]);
-                        return usage_error("unknown option '%s'", argv[optind - 1]);
-                }
+        while ((c = getopt_long(argc, argv, shorts, options, NULL)) >= 0) {
+                r = parse_option(o, c, argv);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
+        /* --release a b c: the names after the first are arguments */
+        for (; optind < argc && o->n_release > 0; optind++) {
+                r = option_release(o, argv[optind]);
+                if (r < 0)
+                        return r;
         }
         if (optind < argc)
                 return usage_error("unexpected argument '%s'", argv[optind]);
-        if (arg_n_release > 0 && (arg_dry_run || arg_cli.n_pools || arg_cli.n_reserves))
-                return usage_error("--release is done on its own: no --pool, --reserve or --dry-run with it");
+        if (o->n_release > 0 && (o->once || o->dry_run || o->check_config || o->cli.n_pools || o->cli.n_reserves))
+                return usage_error("--release is done on its own: no --once, --pool, --reserve, --dry-run or "
+                                   "--check-config with it");
+        if (o->check_config && o->dry_run)
+                return usage_error("--check-config and --dry-run: one or the other");
         return 1;
 }
 
 /* Owner= and Group= of a reservation: a name, or a number. */
-static int resolve_owner(struct reserve_spec *rs) {
+static int resolve_owner(struct reserve_spec *rs, struct error *e) {
         uint64_t id;
 
         if (*rs->owner) {
@@ -251,7 +308,7 @@ static int resolve_owner(struct reserve_spec *rs) {
                 else if (parse_u64(rs->owner, &id) >= 0 && id < UINT32_MAX)
                         rs->uid = (unsigned) id;
                 else
-                        return log_error_errno(-ESRCH, "%s: no user '%s'", rs->origin, rs->owner);
+                        return error_set(e, -ESRCH, "%s: no user '%s'", rs->origin, rs->owner);
         }
         if (*rs->group) {
                 struct group *gr = getgrnam(rs->group);
@@ -261,78 +318,85 @@ static int resolve_owner(struct reserve_spec *rs) {
                 else if (parse_u64(rs->group, &id) >= 0 && id < UINT32_MAX)
                         rs->gid = (unsigned) id;
                 else
-                        return log_error_errno(-ESRCH, "%s: no group '%s'", rs->origin, rs->group);
+                        return error_set(e, -ESRCH, "%s: no group '%s'", rs->origin, rs->group);
         }
         return 0;
 }
 
-static int release(int rootfd) {
+static int release(int rootfd, const struct options *o) {
         int ret = EXIT_OK;
 
-        for (size_t i = 0; i < arg_n_release; i++) {
+        for (size_t i = 0; i < o->n_release; i++) {
                 char path[PATH_MAX];
-                int r = reserve_release(rootfd, arg_release[i], path, sizeof(path));
+                int r = reserve_release(rootfd, o->release[i], path, sizeof(path));
 
                 if (r < 0) {
-                        log_error_errno(r, "Cannot release '%s': %m", arg_release[i]);
+                        log_error_errno(r, "Cannot release '%s': %m", o->release[i]);
                         ret = EXIT_FAIL;
                 } else if (r == 0) {
-                        log_error("No reservation '%s'", arg_release[i]);
+                        log_error("No reservation '%s'", o->release[i]);
                         ret = EXIT_FAIL;
                 } else if (log_get_max_level() >= LOG_INFO)
                         printf("%s: released %s; its pages go back to the pool once no process maps it\n",
-                               arg_release[i], path);
+                               o->release[i], path);
         }
         return ret;
 }
 
-/* Configuration files, then the kernel command line, then the command line on top: --pool
- * replaces every [Pool]. Called again on every reload. */
-static int load_config(int rootfd, struct config *c) {
-        char cmdline[4096];
-        struct error e = {};
+/* The command line's layer on top of @c: its settings, and its pools and reservations, which
+ * replace all of @c's when there are any. */
+static int apply_cli(const struct config *cli, struct config *c) {
         int r;
 
-        if (arg_config)
-                r = config_load_file(c, AT_FDCWD, arg_config, arg_config, &e);
-        else
-                r = config_load_default(c, rootfd, &e);
-        if (r < 0)
-                return log_error_errno(r, "%s", e.msg);
-        if (read_line_at(rootfd, "proc/cmdline", cmdline, sizeof(cmdline)) >= 0) {
-                r = cmdline_apply(cmdline, c, &e);
-                if (r < 0)
-                        return log_error_errno(r, "%s", e.msg);
-        }
-
-        if (arg_mode_set)
-                c->mode = arg_cli.mode;
-        if (arg_threads_set)
-                c->threads_per_node = arg_cli.threads_per_node;
-        if (arg_min_set)
-                c->min_percent = arg_cli.min_percent;
-        if (arg_shrink_set)
-                c->shrink = arg_cli.shrink;
-        if (arg_drop_caches_set)
-                c->drop_caches = arg_cli.drop_caches;
-        if (arg_cli.n_pools > 0)
+        config_merge_settings(c, cli);
+        if (cli->n_pools > 0)
                 config_drop_pools(c);
-        for (size_t i = 0; i < arg_cli.n_pools; i++) {
-                struct pool_spec spec = arg_cli.pools[i];
+        for (size_t i = 0; i < cli->n_pools; i++) {
+                struct pool_spec spec = cli->pools[i];
 
-                r = amount_copy(&spec.amount, &arg_cli.pools[i].amount);
+                r = amount_copy(&spec.amount, &cli->pools[i].amount);
                 if (r >= 0)
                         r = config_put_pool(c, &spec);
                 if (r < 0)
-                        return log_error_errno(r, "Out of memory");
+                        return r;
         }
-        if (arg_cli.n_reserves > 0)
+        if (cli->n_reserves > 0)
                 config_drop_reserves(c);
-        for (size_t i = 0; i < arg_cli.n_reserves; i++)
-                if (config_put_reserve(c, &arg_cli.reserves[i]) < 0)
-                        return log_error_errno(-ENOMEM, "Out of memory");
+        for (size_t i = 0; i < cli->n_reserves; i++)
+                if (config_put_reserve(c, &cli->reserves[i]) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Configuration files, then the kernel command line, then the command line on top: --pool
+ * replaces every [Pool]. Called again on every reload, from the options alone. */
+static int load_config(int rootfd, struct config *c, void *userdata, struct error *e) {
+        const struct options *o = userdata;
+        _cleanup_(freep) char *cmdline = NULL;
+        int r;
+
+        if (o->config)
+                r = config_load_file(c, AT_FDCWD, o->config, o->config, e);
+        else
+                r = config_load_default(c, rootfd, strcmp(o->root, "/") == 0 ? "" : o->root, e);
+        if (r < 0)
+                return r;
+        /* as long as the kernel lets it be (COMMAND_LINE_SIZE, bootconfig): no limit of ours */
+        r = read_full_file_at(rootfd, "proc/cmdline", CMDLINE_MAX, &cmdline, NULL);
+        if (r == -EFBIG)
+                return error_set(e, r, "/proc/cmdline: longer than %d bytes", CMDLINE_MAX);
+        if (r < 0 && r != -ENOENT)
+                return error_set(e, r, "/proc/cmdline: cannot read: %s", strerror(-r));
+        if (r >= 0) {
+                r = cmdline_apply(cmdline, c, e);
+                if (r < 0)
+                        return r;
+        }
+        r = apply_cli(&o->cli, c);
+        if (r < 0)
+                return error_set(e, r, "Out of memory");
         for (size_t i = 0; i < c->n_reserves; i++) {
-                r = resolve_owner(&c->reserves[i]);
+                r = resolve_owner(&c->reserves[i], e);
                 if (r < 0)
                         return r;
         }
@@ -341,7 +405,7 @@ static int load_config(int rootfd, struct config *c) {
 
 /* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner. Writing
  * the pool files takes none as root, their owner. */
-static int drop_privileges(const struct config *c) {
+static int drop_privileges(const struct options *o, const struct config *c) {
         uint64_t keep = 0, eff;
         int r;
 
@@ -349,17 +413,88 @@ static int drop_privileges(const struct config *c) {
                 if (c->reserves[i].uid != 0 || c->reserves[i].gid != 0)
                         keep |= UINT64_C(1) << CAP_CHOWN;
         /* the daemon runs for the life of the machine: its bounding set goes too */
-        r = caps_drop_all_but(keep, !arg_once);
+        r = caps_drop_all_but(keep, !o->once);
         if (r >= 0 && caps_effective(&eff) >= 0)
                 log_debug("Capabilities left: 0x%" PRIx64, eff);
         return r;
 }
 
-int main(int argc, char *argv[]) {
+/* --once, --dry-run and --check-config: one job, then the record of it. */
+static int run_once(const struct options *o, int rootfd, const struct config *config, struct stop *stop) {
+        struct job j = {
+                .rootfd = rootfd,
+                .host = strcmp(o->root, "/") == 0,
+                .dry_run = o->dry_run || o->check_config,
+                .stop = stop,
+                .report = o->check_config ? NULL : stdout,
+        };
+        int ret, r;
+
+        ret = job_run(&j, config);
+        if (o->check_config) {
+                if (ret == EXIT_OK)
+                        log_info("The configuration is good: %zu pool(s), %zu reservation(s) planned on this machine",
+                                 config->n_pools, config->n_reserves);
+                return ret;
+        }
+        /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
+        if (log_to_kmsg() && *j.summary)
+                log_info("%s", j.summary);
+        if (!o->dry_run && ret != EXIT_USAGE) {
+                r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
+        }
+        return ret;
+}
+
+/* Everything after the command line: returns the exit status. */
+static int run(const struct options *o, struct stop *stop) {
         _cleanup_(closep) int rootfd = -1;
         struct config config = CONFIG_INIT;
-        struct stop stop;
+        struct error e = {};
         int r, ret = EXIT_FAIL;
+
+        /* Before any thread exists, so every thread inherits the mask; the executor takes them. */
+        r = executor_block_signals();
+        if (r < 0)
+                return log_error_errno(r, "Cannot block signals: %m"), EXIT_FAIL;
+        rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return log_error_errno(errno, "--root '%s': %m", o->root), EXIT_USAGE;
+        if (o->n_release > 0)
+                return release(rootfd, o);
+        if (load_config(rootfd, &config, (void *) o, &e) < 0) {
+                log_error("%s", e.msg);
+                /* under systemd, the unit's status says why it did not start */
+                if (!o->once && !o->dry_run && !o->check_config)
+                        (void) notifyf("STATUS=Bad configuration, see the log\nERRNO=%d", EINVAL);
+                ret = EXIT_USAGE;
+                goto out;
+        }
+        if (config.n_pools == 0 && config.n_reserves == 0 && (o->once || o->dry_run || o->check_config)) {
+                log_info("No pools configured, nothing to do");
+                ret = EXIT_OK;
+                goto out;
+        }
+        r = drop_privileges(o, &config);
+        if (r < 0) {
+                log_error_errno(r, "Cannot drop capabilities: %m");
+                goto out;
+        }
+        if (!o->once && !o->dry_run && !o->check_config)
+                ret = daemon_run(rootfd, strcmp(o->root, "/") == 0, load_config, (void *) o);
+        else
+                ret = run_once(o, rootfd, &config, stop);
+out:
+        config_done(&config);
+        return ret;
+}
+
+int main(int argc, char *argv[]) {
+        struct options o = { .root = "/", .cli = CONFIG_INIT };
+        struct stop stop;
+        int r, ret;
 
         log_open();
         if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -367,70 +502,10 @@ int main(int argc, char *argv[]) {
         if (argc > 1 && strcmp(argv[1], "status") == 0)
                 return status_main(argc - 1, argv + 1);
         stop_init(&stop);
-        r = parse_argv(argc, argv);
-        if (r <= 0) {
-                ret = r < 0 ? EXIT_USAGE : EXIT_OK;
-                goto out;
-        }
-        /* Before any thread exists, so every thread inherits the mask; the executor takes them. */
-        r = executor_block_signals();
-        if (r < 0) {
-                log_error_errno(r, "Cannot block signals: %m");
-                goto out;
-        }
-
-        rootfd = open(arg_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0) {
-                log_error_errno(errno, "--root '%s': %m", arg_root);
-                ret = EXIT_USAGE;
-                goto out;
-        }
-        if (arg_n_release > 0) {
-                ret = release(rootfd);
-                goto out;
-        }
-        if (load_config(rootfd, &config) < 0) {
-                /* under systemd, the unit's status says why it did not start */
-                if (!arg_once)
-                        (void) notifyf("STATUS=Bad configuration, see the log\nERRNO=%d", EINVAL);
-                ret = EXIT_USAGE;
-                goto out;
-        }
-        if (config.n_pools == 0 && config.n_reserves == 0 && (arg_once || arg_dry_run)) {
-                log_info("No pools configured, nothing to do");
-                ret = EXIT_OK;
-                goto out;
-        }
-        r = drop_privileges(&config);
-        if (r < 0) {
-                log_error_errno(r, "Cannot drop capabilities: %m");
-                goto out;
-        }
-        if (!arg_once && !arg_dry_run) {
-                ret = daemon_run(rootfd, strcmp(arg_root, "/") == 0, load_config);
-                goto out;
-        }
-
-        struct job j = {
-                .rootfd = rootfd,
-                .host = strcmp(arg_root, "/") == 0,
-                .dry_run = arg_dry_run,
-                .stop = &stop,
-                .report = stdout,
-        };
-        ret = job_run(&j, &config);
-        /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
-        if (log_to_kmsg() && *j.summary)
-                log_info("%s", j.summary);
-        if (!arg_dry_run && ret != EXIT_USAGE) {
-                r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
-        }
-out:
-        config_done(&config);
-        config_done(&arg_cli);
-        free(arg_release);
+        r = parse_argv(argc, argv, &o);
+        ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);
+        config_done(&o.cli);
+        free(o.release);
         stop_done(&stop);
         return ret;
 }

@@ -8,11 +8,12 @@
 
 #include "settings/conf.h"
 
-/* Loads the configuration (files, kernel command line, command line) into @c. */
-typedef int (*daemon_load_fn)(int rootfd, struct config *c);
+/* Loads the configuration (files, kernel command line, command line) into @c; a bad one is an
+ * error whose message is in @e. */
+typedef int (*daemon_load_fn)(int rootfd, struct config *c, void *userdata, struct error *e);
 
 /* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
 bool uevent_is_memory_online(const char *buf, size_t len);
 
 /* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status). */
-int daemon_run(int rootfd, bool host, daemon_load_fn load);
+int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata);

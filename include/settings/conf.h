@@ -19,6 +19,7 @@ struct config {
         bool shrink;
         bool drop_caches;     /* when pools fall short after compaction, drop the caches and retry */
         bool release_on_stop; /* daemon: give back the pages it added when stopped */
+        unsigned set;         /* bit per settings_table[] entry this layer set */
         struct pool_spec *pools;
         size_t n_pools;
         struct reserve_spec *reserves;
@@ -38,8 +39,9 @@ int fill_mode_from_string(const char *s, enum fill_mode *ret);
 int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e);
 /* Reads and applies one file; the file must exist. */
 int config_load_file(struct config *c, int dirfd, const char *path, const char *display, struct error *e);
-/* Main file (if present) and drop-ins (*.conf) relative to @rootfd, in systemd's order. */
-int config_load_default(struct config *c, int rootfd, struct error *e);
+/* Main file (if present) and drop-ins (*.conf) relative to @rootfd, in systemd's order. @root
+ * is what messages show before each path: "" for the host's /, else the --root directory. */
+int config_load_default(struct config *c, int rootfd, const char *root, struct error *e);
 
 /* Adds a pool, replacing one of the same page size; takes the amount's memory. */
 int config_put_pool(struct config *c, struct pool_spec *spec);

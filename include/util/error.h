@@ -5,7 +5,7 @@
 #include "util/macro.h"
 
 struct error {
-        char msg[512];
+        char msg[2048];
 };
 
 /* Formats the message into @e (when non-NULL) and returns @r, a negative errno. */
@@ -13,3 +13,7 @@ int error_set(struct error *e, int r, const char *fmt, ...) _printf_(3, 4);
 
 /* Puts "@prefix: " in front of the message already in @e; returns @r. */
 int error_prefix(struct error *e, int r, const char *fmt, ...) _printf_(3, 4);
+
+/* Adds the message of @more to @e's on a line of its own (as far as it fits); returns @r. A
+ * parser that goes on after an error reports every one this way. */
+int error_append(struct error *e, int r, const struct error *more);

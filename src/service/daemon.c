@@ -48,6 +48,8 @@ struct daemon {
         int rootfd;
         bool host;
         daemon_load_fn load;
+        void *userdata;
+        int sig_fd, uevent_fd, watchdog_fd;
         struct config config;
         struct stop stop;
         uint64_t watchdog_usec;
@@ -185,58 +187,58 @@ static int open_watchdog(uint64_t usec) {
         return fd;
 }
 
-int daemon_run(int rootfd, bool host, daemon_load_fn load) {
-        struct daemon d = { .rootfd = rootfd, .host = host, .load = load, .config = CONFIG_INIT };
-        _cleanup_(closep) int sig_fd = -1, uevent_fd = -1, watchdog_fd = -1;
+/* The descriptors the idle loop waits on: signals (SIGHUP; SIGINT/SIGTERM during a fill are
+ * the executor's), kernel uevents, the watchdog. */
+static int open_fds(struct daemon *d) {
         sigset_t set;
-        int r, ret = EXIT_FAIL;
 
-        stop_init(&d.stop);
-        d.watchdog_usec = notify_watchdog_usec();
         sigemptyset(&set);
         sigaddset(&set, SIGHUP);
         sigaddset(&set, SIGTERM);
         sigaddset(&set, SIGINT);
         if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
-                goto out;
-        /* SIGHUP is read here only; SIGINT/SIGTERM during a fill are the executor's */
-        sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (sig_fd < 0) {
-                log_error_errno(errno, "Cannot set up signals: %m");
-                goto out;
+                return -EINVAL;
+        d->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (d->sig_fd < 0)
+                return log_error_errno(errno, "Cannot set up signals: %m");
+        d->uevent_fd = open_uevents();
+        if (d->uevent_fd < 0)
+                log_warning_errno(d->uevent_fd, "Cannot listen for memory hotplug: %m, ignoring");
+        if (d->watchdog_usec) {
+                d->watchdog_fd = open_watchdog(d->watchdog_usec);
+                if (d->watchdog_fd < 0)
+                        log_warning_errno(d->watchdog_fd, "Cannot arm the watchdog timer: %m, ignoring");
         }
-        uevent_fd = open_uevents();
-        if (uevent_fd < 0)
-                log_warning_errno(uevent_fd, "Cannot listen for memory hotplug: %m, ignoring");
-        if (d.watchdog_usec) {
-                watchdog_fd = open_watchdog(d.watchdog_usec);
-                if (watchdog_fd < 0)
-                        log_warning_errno(watchdog_fd, "Cannot arm the watchdog timer: %m, ignoring");
-        }
+        return 0;
+}
 
-        r = load(rootfd, &d.config);
-        if (r < 0) {
-                (void) notifyf("STATUS=Bad configuration, see the log\nERRNO=%d", -r);
-                ret = EXIT_USAGE;
-                goto out;
-        }
-        if (d.config.release_on_stop && remember(&d) < 0)
-                log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
+/* SIGHUP: the configuration anew, then a fill. A bad one changes nothing: the plan in use
+ * stays, and the unit's status names the error. */
+static void reload(struct daemon *d) {
+        struct config fresh = CONFIG_INIT;
+        struct error e = {};
 
-        ret = fill(&d, false);
-        if (stop_requested(&d.stop)) {
-                ret = EXIT_OK;
-                goto stopping;
+        (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
+        if (d->load(d->rootfd, &fresh, d->userdata, &e) < 0) {
+                log_error("Reload failed, keeping the configuration in use: %s", e.msg);
+                config_done(&fresh);
+                (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %s", e.msg);
+                return;
         }
-        if (ret != EXIT_OK)
-                goto out;
-        (void) notifyf("READY=1");
+        config_done(&d->config);
+        d->config = fresh;
+        (void) fill(d, true);
+        if (!stop_requested(&d->stop))
+                (void) notifyf("READY=1");
+}
 
+/* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online. */
+static int idle(struct daemon *d) {
         for (;;) {
                 struct pollfd p[3] = {
-                        { .fd = sig_fd, .events = POLLIN },
-                        { .fd = uevent_fd, .events = POLLIN },
-                        { .fd = watchdog_fd, .events = POLLIN },
+                        { .fd = d->sig_fd, .events = POLLIN },
+                        { .fd = d->uevent_fd, .events = POLLIN },
+                        { .fd = d->watchdog_fd, .events = POLLIN },
                 };
                 struct signalfd_siginfo si;
 
@@ -245,52 +247,74 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(errno, "poll: %m");
-                        ret = EXIT_FAIL;
-                        goto out;
+                        return EXIT_FAIL;
                 }
                 if (p[2].revents & POLLIN) {
                         uint64_t expirations;
 
-                        (void) !read(watchdog_fd, &expirations, sizeof(expirations));
+                        (void) !read(d->watchdog_fd, &expirations, sizeof(expirations));
                         (void) notifyf("WATCHDOG=1");
                 }
-                if (p[1].revents & POLLIN && drain_uevents(uevent_fd)) {
+                if (p[1].revents & POLLIN && drain_uevents(d->uevent_fd)) {
                         log_info("Memory came online, filling again");
-                        (void) fill(&d, true);
-                        if (stop_requested(&d.stop))
-                                break;
-                        continue;
+                        (void) fill(d, true);
+                } else if (p[0].revents & POLLIN && read(d->sig_fd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
+                        if (si.ssi_signo != SIGHUP)
+                                return EXIT_OK; /* SIGTERM, SIGINT */
+                        reload(d);
                 }
-                if (!(p[0].revents & POLLIN) || read(sig_fd, &si, sizeof(si)) != (ssize_t) sizeof(si))
-                        continue;
-                if (si.ssi_signo == SIGHUP) {
-                        struct config fresh = CONFIG_INIT;
+                if (stop_requested(&d->stop))
+                        return EXIT_OK;
+        }
+}
 
-                        (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
-                        r = load(rootfd, &fresh);
-                        if (r < 0) {
-                                log_error("Reload failed: the configuration is bad, keeping the one in use");
-                                config_done(&fresh);
-                        } else {
-                                config_done(&d.config);
-                                d.config = fresh;
-                        }
-                        (void) fill(&d, true);
-                        if (stop_requested(&d.stop))
-                                break;
-                        (void) notifyf("READY=1");
-                        continue;
-                }
-                break; /* SIGTERM, SIGINT */
+int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata) {
+        struct daemon d = {
+                .rootfd = rootfd,
+                .host = host,
+                .load = load,
+                .userdata = userdata,
+                .config = CONFIG_INIT,
+                .sig_fd = -1,
+                .uevent_fd = -1,
+                .watchdog_fd = -1,
+        };
+        struct error e = {};
+        int r, ret = EXIT_FAIL;
+
+        stop_init(&d.stop);
+        d.watchdog_usec = notify_watchdog_usec();
+        if (open_fds(&d) < 0)
+                goto out;
+        r = load(rootfd, &d.config, userdata, &e);
+        if (r < 0) {
+                log_error("%s", e.msg);
+                (void) notifyf("STATUS=Bad configuration: %s\nERRNO=%d", e.msg, -r);
+                ret = EXIT_USAGE;
+                goto out;
+        }
+        if (d.config.release_on_stop && remember(&d) < 0)
+                log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
+
+        ret = fill(&d, false);
+        if (!stop_requested(&d.stop)) {
+                if (ret != EXIT_OK)
+                        goto out;
+                (void) notifyf("READY=1");
+                ret = idle(&d);
+                if (ret != EXIT_OK)
+                        goto out;
         }
         ret = EXIT_OK;
-stopping:
         (void) notifyf("STOPPING=1\nSTATUS=Stopping");
         if (d.config.release_on_stop && d.found) {
                 log_info("Giving back the pages the fills added (ReleaseOnStop=yes)");
                 release_pools(&d);
         }
 out:
+        closep(&d.sig_fd);
+        closep(&d.uevent_fd);
+        closep(&d.watchdog_fd);
         config_done(&d.config);
         topology_done(&d.t);
         free(d.found);

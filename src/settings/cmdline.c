@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include "settings/cmdline.h"
+#include "settings/settings.h"
 
 #define WHERE "kernel command line"
 
 /* The next word of @p (the kernel's rules: spaces separate, double quotes group), unquoted
- * into @buf; NULL at the end. */
-static const char *next_word(const char *p, char *buf, size_t size, bool *ret_too_long) {
+ * into @buf, which holds at least strlen(@p) + 1 bytes; NULL at the end. */
+static const char *next_word(const char *p, char *buf) {
         bool quoted = false;
         size_t n = 0;
 
@@ -17,90 +18,65 @@ static const char *next_word(const char *p, char *buf, size_t size, bool *ret_to
                 p++;
         if (!*p)
                 return NULL;
-        *ret_too_long = false;
         for (; *p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
                 if (*p == '"') {
                         quoted = !quoted;
                         continue;
                 }
-                if (n + 1 < size)
-                        buf[n++] = *p;
-                else
-                        *ret_too_long = true;
+                buf[n++] = *p;
         }
         buf[n] = 0;
         return p;
 }
 
-static int apply_word(const char *key, const char *value, struct config *next, bool *pools_seen, struct error *e) {
+static int apply_pool(const char *value, struct config *layer, struct error *e) {
+        struct pool_spec spec;
+        char name[32];
         int r;
 
-        if (strcmp(key, "pool") == 0) {
-                struct pool_spec spec;
-                char name[32];
+        r = parse_pool_spec(value, &spec, e);
+        if (r < 0)
+                return error_prefix(e, r, WHERE ": hpfilld.pool=%s", value);
+        (void) snprintf(spec.origin, sizeof(spec.origin), WHERE ": hpfilld.pool=%s", value);
+        for (size_t i = 0; i < layer->n_pools; i++)
+                if (layer->pools[i].page_size == spec.page_size) {
+                        amount_done(&spec.amount);
+                        return error_set(e, -EINVAL, WHERE ": hpfilld.pool=%s: a second pool of page size %s", value,
+                                         page_size_name(spec.page_size, name));
+                }
+        return config_put_pool(layer, &spec);
+}
 
-                r = parse_pool_spec(value, &spec, e);
-                if (r < 0)
-                        return error_prefix(e, r, WHERE ": hpfilld.pool=%s", value);
-                (void) snprintf(spec.origin, sizeof(spec.origin), WHERE ": hpfilld.pool=%s", value);
-                if (!*pools_seen)
-                        config_drop_pools(next);
-                *pools_seen = true;
-                for (size_t i = 0; i < next->n_pools; i++)
-                        if (next->pools[i].page_size == spec.page_size) {
-                                amount_done(&spec.amount);
-                                return error_set(e, -EINVAL, WHERE ": hpfilld.pool=%s: a second pool of page size %s",
-                                                 value, page_size_name(spec.page_size, name));
-                        }
-                return config_put_pool(next, &spec);
-        }
-        if (strcmp(key, "mode") == 0) {
-                if (fill_mode_from_string(value, &next->mode) < 0)
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.mode=%s: expected auto, sysfs or fault", value);
-                return 0;
-        }
-        if (strcmp(key, "threads") == 0) {
-                if (strcmp(value, "auto") == 0)
-                        next->threads_per_node = 0;
-                else if (parse_uint_range(value, 1, 1024, &next->threads_per_node) < 0)
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.threads=%s: expected auto or 1-1024", value);
-                return 0;
-        }
-        if (strcmp(key, "min") == 0) {
-                if (parse_uint_range(value, 1, 100, &next->min_percent) < 0)
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.min=%s: expected 1-100", value);
-                return 0;
-        }
-        if (strcmp(key, "shrink") == 0) {
-                if (parse_bool(value, &next->shrink) < 0)
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.shrink=%s: expected yes or no", value);
-                return 0;
-        }
-        if (strcmp(key, "drop_caches") == 0) {
-                if (parse_bool(value, &next->drop_caches) < 0)
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.drop_caches=%s: expected yes or no", value);
-                return 0;
-        }
+static int apply_word(const char *key, const char *value, struct config *layer, struct error *e) {
+        const struct setting *s;
+        const char *words[32] = { "pool" }, *close;
+        size_t n = 1;
+
+        if (strcmp(key, "pool") == 0)
+                return apply_pool(value, layer, e);
+        s = setting_by_word(key);
+        if (s)
+                return setting_apply(s, SOURCE_CMDLINE, NULL, value, layer, e);
+        for (size_t i = 0; i < settings_count && n < ELEMENTSOF(words); i++)
+                if (settings_table[i].word)
+                        words[n++] = settings_table[i].word;
+        close = name_closest(key, words, n);
+        if (close)
+                return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%s'; did you mean 'hpfilld.%s'?", key,
+                                 close);
         return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%s'", key);
 }
 
 int cmdline_apply(const char *cmdline, struct config *c, struct error *e) {
-        struct config next = *c;
-        char word[1024];
-        bool pools_seen = false, too_long;
+        _cleanup_(freep) char *word = NULL;
+        struct config layer = {};
         int n = 0, r = 0;
 
-        /* Work on a copy of the pool list: @c stays as it was unless every word is good. */
-        next.pools = NULL;
-        next.n_pools = 0;
-        for (size_t i = 0; i < c->n_pools && r >= 0; i++) {
-                struct pool_spec spec = c->pools[i];
-
-                r = amount_copy(&spec.amount, &c->pools[i].amount);
-                if (r >= 0)
-                        r = config_put_pool(&next, &spec);
-        }
-        for (const char *p = cmdline; r >= 0 && (p = next_word(p, word, sizeof(word), &too_long));) {
+        /* a word is never longer than the line: no limit on either */
+        word = malloc(strlen(cmdline) + 1);
+        if (!word)
+                return -ENOMEM;
+        for (const char *p = cmdline; r >= 0 && (p = next_word(p, word));) {
                 char *eq;
 
                 if (strcmp(word, "--") == 0)
@@ -108,23 +84,24 @@ int cmdline_apply(const char *cmdline, struct config *c, struct error *e) {
                 if (strncmp(word, "hpfilld.", 8) != 0)
                         continue;
                 n++;
-                if (too_long) {
-                        r = error_set(e, -E2BIG, WHERE ": '%.40s...' is too long", word);
-                        break;
-                }
                 eq = strchr(word, '=');
                 if (!eq) {
                         r = error_set(e, -EINVAL, WHERE ": '%s' has no value", word);
                         break;
                 }
                 *eq = 0;
-                r = apply_word(word + 8, eq + 1, &next, &pools_seen, e);
+                r = apply_word(word + 8, eq + 1, &layer, e);
         }
         if (r < 0) {
-                config_drop_pools(&next);
+                config_drop_pools(&layer);
                 return r;
         }
-        config_drop_pools(c);
-        *c = next;
+        /* The whole line was understood: a layer on top of @c. Its pools replace @c's. */
+        config_merge_settings(c, &layer);
+        if (layer.n_pools > 0) {
+                config_drop_pools(c);
+                c->pools = TAKE_PTR(layer.pools);
+                c->n_pools = layer.n_pools;
+        }
         return n;
 }

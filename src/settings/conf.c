@@ -2,11 +2,14 @@
 /* The configuration: [Fill] settings and [Pool] sections from INI files and the command line. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "settings/conf.h"
+#include "settings/settings.h"
 #include "util/fileio.h"
 
 #define CONFIG_FILE_MAX (1024 * 1024)
@@ -88,26 +91,29 @@ void config_done(struct config *c) {
 struct file_state {
         const char *name;
         unsigned line;
-        enum { SECTION_NONE, SECTION_FILL, SECTION_POOL, SECTION_RESERVE } section;
-        unsigned seen_fill_keys; /* bit per key of [Fill] */
-        unsigned seen_pool_keys;
+        enum { SECTION_NONE, SECTION_FILL, SECTION_POOL, SECTION_RESERVE, SECTION_BAD } section;
         bool seen_fill;
-        struct config fill;        /* [Fill] values */
-        unsigned fill_set;         /* bit per key that was set */
+        struct config fill;        /* [Fill] values; fill.set says which were given */
         struct pool_spec pool;     /* the [Pool] being read */
+        unsigned seen_pool_keys;   /* bit per pool_keys[] */
         unsigned pool_line;
         struct pool_spec *pools;   /* finished [Pool] sections */
         size_t n_pools;
         struct reserve_spec reserve; /* the [Reserve] being read */
-        unsigned seen_reserve_keys;
+        unsigned seen_reserve_keys;  /* bit per reserve_keys[] */
         unsigned reserve_line;
         struct reserve_spec *reserves;
         size_t n_reserves;
 };
 
-enum { KEY_MODE, KEY_THREADS, KEY_MIN, KEY_SHRINK, KEY_DROP_CACHES, KEY_RELEASE_ON_STOP };
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
+static const char *const pool_keys[] = { [KEY_PAGE_SIZE] = "PageSize", [KEY_AMOUNT] = "Amount" };
 enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE };
+static const char *const reserve_keys[] = {
+        [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
+        [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode",
+};
+static const char *const section_names[] = { "Fill", "Pool", "Reserve" };
 
 static void file_state_done(struct file_state *s) {
         free(s->reserves);
@@ -171,75 +177,75 @@ static int finish_section(struct file_state *s, struct error *e) {
         return r < 0 ? r : finish_reserve(s, e);
 }
 
+/* "unknown key 'PageSise' in [Pool]; did you mean 'PageSize'?" */
+static int unknown_name(struct error *e, const char *prefix, const char *what, const char *name,
+                        const char *const *names, size_t n) {
+        const char *close = name_closest(name, names, n);
+
+        if (!close)
+                return error_set(e, -EINVAL, "%s: unknown %s", prefix, what);
+        if (strcasecmp(close, name) == 0)
+                return error_set(e, -EINVAL, "%s: unknown %s; names are case-sensitive: did you mean '%s'?", prefix,
+                                 what, close);
+        return error_set(e, -EINVAL, "%s: unknown %s; did you mean '%s'?", prefix, what, close);
+}
+
+/* The index of @key in @keys, marked as seen; an unknown key or one given twice is an error. */
+static int find_key(struct file_state *s, const char *section, const char *key, const char *const *keys, size_t n,
+                    unsigned *seen, struct error *e) {
+        char where[320], what[320];
+
+        for (size_t k = 0; k < n; k++)
+                if (keys[k] && strcmp(key, keys[k]) == 0) {
+                        if (*seen & (1u << k))
+                                return error_set(e, -EINVAL, "%s:%u: %s= given twice in one section", s->name,
+                                                 s->line, key);
+                        *seen |= 1u << k;
+                        return (int) k;
+                }
+        (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
+        (void) snprintf(what, sizeof(what), "key '%s' in [%s]", key, section);
+        return unknown_name(e, where, what, key, keys, n);
+}
+
 static int bad_value(struct file_state *s, struct error *e, int r, const char *key, const char *value) {
         if (*e->msg)
                 return error_prefix(e, r, "%s:%u: %s=%s", s->name, s->line, key, value);
         return error_set(e, r, "%s:%u: bad value for %s: '%s'", s->name, s->line, key, value);
 }
 
-static int mark_key(struct file_state *s, unsigned *seen, unsigned bit, const char *key, struct error *e) {
-        if (*seen & (1u << bit))
-                return error_set(e, -EINVAL, "%s:%u: %s= given twice in one section", s->name, s->line, key);
-        *seen |= 1u << bit;
-        return 0;
-}
-
 static int parse_fill_key(struct file_state *s, const char *key, const char *value, struct error *e) {
-        int r;
+        const char *keys[32];
+        char where[300];
+        unsigned seen = s->fill.set;
+        int k;
 
-        e->msg[0] = 0;
-        if (strcmp(key, "Mode") == 0) {
-                r = mark_key(s, &s->seen_fill_keys, KEY_MODE, key, e);
-                if (r >= 0 && fill_mode_from_string(value, &s->fill.mode) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: Mode= must be auto, sysfs or fault, not '%s'",
-                                         s->name, s->line, value);
-        } else if (strcmp(key, "ThreadsPerNode") == 0) {
-                r = mark_key(s, &s->seen_fill_keys, KEY_THREADS, key, e);
-                if (r >= 0 && strcmp(value, "auto") == 0)
-                        s->fill.threads_per_node = 0;
-                else if (r >= 0 && parse_uint_range(value, 1, 1024, &s->fill.threads_per_node) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: ThreadsPerNode= must be auto or 1-1024, not '%s'",
-                                         s->name, s->line, value);
-        } else if (strcmp(key, "MinPercent") == 0) {
-                r = mark_key(s, &s->seen_fill_keys, KEY_MIN, key, e);
-                if (r >= 0 && parse_uint_range(value, 1, 100, &s->fill.min_percent) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: MinPercent= must be 1-100, not '%s'",
-                                         s->name, s->line, value);
-        } else if (strcmp(key, "Shrink") == 0) {
-                r = mark_key(s, &s->seen_fill_keys, KEY_SHRINK, key, e);
-                if (r >= 0 && parse_bool(value, &s->fill.shrink) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: Shrink= must be yes or no, not '%s'",
-                                         s->name, s->line, value);
-        } else if (strcmp(key, "DropCaches") == 0) {
-                r = mark_key(s, &s->seen_fill_keys, KEY_DROP_CACHES, key, e);
-                if (r >= 0 && parse_bool(value, &s->fill.drop_caches) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: DropCaches= must be yes or no, not '%s'",
-                                         s->name, s->line, value);
-        } else if (strcmp(key, "ReleaseOnStop") == 0) {
-                r = mark_key(s, &s->seen_fill_keys, KEY_RELEASE_ON_STOP, key, e);
-                if (r >= 0 && parse_bool(value, &s->fill.release_on_stop) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: ReleaseOnStop= must be yes or no, not '%s'",
-                                         s->name, s->line, value);
-        } else
-                return error_set(e, -EINVAL, "%s:%u: unknown key '%s' in [Fill]", s->name, s->line, key);
-        return r;
+        for (size_t i = 0; i < settings_count; i++)
+                keys[i] = settings_table[i].key;
+        k = find_key(s, "Fill", key, keys, settings_count, &seen, e);
+        if (k < 0)
+                return k;
+        (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
+        return setting_apply(&settings_table[k], SOURCE_FILE, where, value, &s->fill, e);
 }
 
 static int parse_pool_key(struct file_state *s, const char *key, const char *value, struct error *e) {
-        int r;
+        int k, r = 0;
 
+        k = find_key(s, "Pool", key, pool_keys, ELEMENTSOF(pool_keys), &s->seen_pool_keys, e);
+        if (k < 0)
+                return k;
         e->msg[0] = 0;
-        if (strcmp(key, "PageSize") == 0) {
-                r = mark_key(s, &s->seen_pool_keys, KEY_PAGE_SIZE, key, e);
-                if (r >= 0)
-                        r = parse_page_size(value, &s->pool.page_size, e);
-        } else if (strcmp(key, "Amount") == 0) {
-                r = mark_key(s, &s->seen_pool_keys, KEY_AMOUNT, key, e);
-                if (r >= 0)
-                        r = parse_amount(value, &s->pool.amount, e);
-        } else
-                return error_set(e, -EINVAL, "%s:%u: unknown key '%s' in [Pool]", s->name, s->line, key);
-        if (r < 0 && r != -ENOMEM && !strstr(e->msg, "given twice"))
+        switch (k) {
+        case KEY_PAGE_SIZE:
+                r = parse_page_size(value, &s->pool.page_size, e);
+                break;
+        case KEY_AMOUNT:
+                amount_done(&s->pool.amount);
+                r = parse_amount(value, &s->pool.amount, e);
+                break;
+        }
+        if (r < 0 && r != -ENOMEM)
                 return bad_value(s, e, r, key, value);
         return r;
 }
@@ -252,24 +258,14 @@ static int copy_name(char *dst, size_t size, const char *value) {
 }
 
 static int parse_reserve_key(struct file_state *s, const char *key, const char *value, struct error *e) {
-        static const char *const keys[] = {
-                [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
-                [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode",
-        };
         struct reserve_spec *rs = &s->reserve;
         uint64_t node;
-        unsigned k;
-        int r;
+        int k, r = 0;
 
+        k = find_key(s, "Reserve", key, reserve_keys, ELEMENTSOF(reserve_keys), &s->seen_reserve_keys, e);
+        if (k < 0)
+                return k;
         e->msg[0] = 0;
-        for (k = 0; k < ELEMENTSOF(keys); k++)
-                if (strcmp(key, keys[k]) == 0)
-                        break;
-        if (k == ELEMENTSOF(keys))
-                return error_set(e, -EINVAL, "%s:%u: unknown key '%s' in [Reserve]", s->name, s->line, key);
-        r = mark_key(s, &s->seen_reserve_keys, k, key, e);
-        if (r < 0)
-                return r;
         switch (k) {
         case RKEY_NAME:
                 r = reserve_name_valid(value) ? copy_name(rs->name, sizeof(rs->name), value) : -EINVAL;
@@ -281,7 +277,8 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
                 r = parse_count_or_bytes(value, &rs->value, &rs->bytes, e);
                 break;
         case RKEY_NODE:
-                r = parse_u64(value, &node);
+                /* one node syntax everywhere: "node1", as in pools' node1=...; "1" too */
+                r = parse_u64(strncmp(value, "node", 4) == 0 ? value + 4 : value, &node);
                 if (r >= 0 && node > 65535)
                         r = -ERANGE;
                 rs->node = (int) node;
@@ -294,6 +291,9 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
                 break;
         case RKEY_MODE:
                 r = parse_file_mode(value, &rs->mode);
+                if (r < 0)
+                        return error_set(e, -EINVAL, "%s:%u: Mode= must be an octal file mode such as 0640, not '%s'",
+                                         s->name, s->line, value);
                 break;
         }
         if (r < 0 && r != -ENOMEM)
@@ -322,11 +322,13 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
         if (*line == '[') {
                 size_t len = strlen(line);
 
-                if (line[len - 1] != ']')
-                        return error_set(e, -EINVAL, "%s:%u: bad section header '%s'", s->name, s->line, line);
                 r = finish_section(s, e);
+                /* whatever the header, the keys that follow are not the last section's */
+                s->section = SECTION_BAD;
                 if (r < 0)
                         return r;
+                if (line[len - 1] != ']')
+                        return error_set(e, -EINVAL, "%s:%u: bad section header '%s'", s->name, s->line, line);
                 line[len - 1] = 0;
                 if (strcmp(line + 1, "Fill") == 0) {
                         if (s->seen_fill)
@@ -342,8 +344,13 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                         s->seen_reserve_keys = 0;
                         s->reserve = (struct reserve_spec) { .node = -1, .mode = RESERVE_DEFAULT_MODE };
                         s->reserve_line = s->line;
-                } else
-                        return error_set(e, -EINVAL, "%s:%u: unknown section [%s]", s->name, s->line, line + 1);
+                } else {
+                        char where[300], what[300];
+
+                        (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
+                        (void) snprintf(what, sizeof(what), "section [%s]", line + 1);
+                        return unknown_name(e, where, what, line + 1, section_names, ELEMENTSOF(section_names));
+                }
                 return 0;
         }
 
@@ -362,6 +369,8 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                 return parse_pool_key(s, key, value, e);
         case SECTION_RESERVE:
                 return parse_reserve_key(s, key, value, e);
+        case SECTION_BAD:
+                return 0; /* the bad header was reported; its keys mean nothing */
         default:
                 return error_set(e, -EINVAL, "%s:%u: '%s=' outside of a section", s->name, s->line, key);
         }
@@ -413,27 +422,26 @@ static int check_text(const char *name, const char *text, size_t len, struct err
         return 0;
 }
 
-static void apply_file(struct config *c, struct file_state *s) {
-        if (s->seen_fill_keys & (1u << KEY_MODE))
-                c->mode = s->fill.mode;
-        if (s->seen_fill_keys & (1u << KEY_THREADS))
-                c->threads_per_node = s->fill.threads_per_node;
-        if (s->seen_fill_keys & (1u << KEY_MIN))
-                c->min_percent = s->fill.min_percent;
-        if (s->seen_fill_keys & (1u << KEY_SHRINK))
-                c->shrink = s->fill.shrink;
-        if (s->seen_fill_keys & (1u << KEY_DROP_CACHES))
-                c->drop_caches = s->fill.drop_caches;
-        if (s->seen_fill_keys & (1u << KEY_RELEASE_ON_STOP))
-                c->release_on_stop = s->fill.release_on_stop;
+#define UTF8_BOM "\xef\xbb\xbf"
+
+/* Notes a line's error in @e, after the file's earlier ones; returns the file's first error. */
+static int note_error(int first, int r, struct error *e, const struct error *line_e) {
+        (void) error_append(e, r, line_e);
+        return first < 0 ? first : r;
 }
 
 int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e) {
         _cleanup_(freep) char *copy = NULL;
         struct file_state s = { .name = name };
+        struct error line_e;
         char *line, *next;
-        int r;
+        int r, first = 0;
 
+        /* a UTF-8 byte order mark, as some editors write: skipped, as systemd does */
+        if (len >= 3 && memcmp(text, UTF8_BOM, 3) == 0) {
+                text += 3;
+                len -= 3;
+        }
         r = check_text(name, text, len, e);
         if (r < 0)
                 return r;
@@ -441,21 +449,33 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
         if (!copy)
                 return -ENOMEM;
 
+        /* Every line is read, so that one run reports every mistake in the file. */
+        if (e)
+                e->msg[0] = 0;
         for (line = copy; line; line = next) {
                 next = strchr(line, '\n');
                 if (next)
                         *next++ = 0;
                 s.line++;
-                r = parse_line(&s, line, e);
-                if (r < 0)
+                line_e.msg[0] = 0;
+                r = parse_line(&s, line, &line_e);
+                if (r == -ENOMEM)
                         goto finish;
+                if (r < 0)
+                        first = note_error(first, r, e, &line_e);
         }
-        r = finish_section(&s, e);
+        line_e.msg[0] = 0;
+        r = finish_section(&s, &line_e);
+        if (r == -ENOMEM)
+                goto finish;
+        if (r < 0)
+                first = note_error(first, r, e, &line_e);
+        r = first;
         if (r < 0)
                 goto finish;
 
         /* The whole file was understood: only now does it change the configuration. */
-        apply_file(c, &s);
+        config_merge_settings(c, &s.fill);
         for (size_t i = 0; i < s.n_pools; i++) {
                 r = config_put_pool(c, &s.pools[i]);
                 if (r < 0)
@@ -496,14 +516,15 @@ static int dropin_compare(const void *a, const void *b) {
 }
 
 /* Adds the *.conf files of @dir; a name seen before (from a lower-precedence dir) is replaced. */
-static int collect_dropins(int rootfd, const char *dir, struct dropin **list, size_t *n, struct error *e) {
+static int collect_dropins(int rootfd, const char *root, const char *dir, struct dropin **list, size_t *n,
+                           struct error *e) {
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
         int fd;
 
         fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : error_set(e, -errno, "/%s: cannot open: %m", dir);
+                return errno == ENOENT || errno == ENOTDIR ? 0 : error_set(e, -errno, "%s/%s: cannot open: %m", root, dir);
         d = fdopendir(fd);
         if (!d) {
                 closep(&fd);
@@ -533,19 +554,20 @@ static int collect_dropins(int rootfd, const char *dir, struct dropin **list, si
         return errno ? -errno : 0;
 }
 
-int config_load_default(struct config *c, int rootfd, struct error *e) {
+int config_load_default(struct config *c, int rootfd, const char *root, struct error *e) {
         static const char *const dirs[] = CONFIG_DROPIN_DIRS;
         _cleanup_(freep) struct dropin *list = NULL;
-        char path[512], display[520];
+        char path[512], display[PATH_MAX + 520];
         size_t n = 0;
         int r;
 
-        r = config_load_file(c, rootfd, CONFIG_MAIN_FILE, "/" CONFIG_MAIN_FILE, e);
+        (void) snprintf(display, sizeof(display), "%s/%s", root, CONFIG_MAIN_FILE);
+        r = config_load_file(c, rootfd, CONFIG_MAIN_FILE, display, e);
         if (r < 0 && r != -ENOENT)
                 return r;
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-                r = collect_dropins(rootfd, dirs[i], &list, &n, e);
+                r = collect_dropins(rootfd, root, dirs[i], &list, &n, e);
                 if (r < 0)
                         return r;
         }
@@ -553,7 +575,7 @@ int config_load_default(struct config *c, int rootfd, struct error *e) {
                 qsort(list, n, sizeof(*list), dropin_compare);
         for (size_t i = 0; i < n; i++) {
                 (void) snprintf(path, sizeof(path), "%s/%s", list[i].dir, list[i].name);
-                (void) snprintf(display, sizeof(display), "/%s", path);
+                (void) snprintf(display, sizeof(display), "%s/%s", root, path);
                 r = config_load_file(c, rootfd, path, display, e);
                 if (r < 0)
                         return r;

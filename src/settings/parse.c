@@ -42,6 +42,11 @@ static int parse_per_node(const char *s, struct amount *ret, struct error *e) {
                 for (size_t i = 0; i < n; i++)
                         if (nodes[i].node == node)
                                 return error_set(e, -EINVAL, "node%" PRIu64 " is listed twice in '%s'", node, s);
+                /* never suggest what is refused here: a node's share takes no percentage */
+                if (strchr(eq + 1, '%'))
+                        return error_set(e, -EINVAL,
+                                         "node%" PRIu64 "=%s: a node takes a page count or bytes like 4G; a percentage "
+                                         "is of every node's memory (SIZE:25%%)", node, eq + 1);
                 r = parse_count_or_bytes(eq + 1, &nodes[n].value, &nodes[n].bytes, e);
                 if (r < 0)
                         return error_prefix(e, r, "node%" PRIu64, node);
@@ -85,6 +90,9 @@ int parse_amount(const char *s, struct amount *ret, struct error *e) {
                 *ret = (struct amount) { .kind = AMOUNT_PERCENT, .value = v };
                 return 0;
         }
+        if (strspn(s, "0123456789") == 0 && *s != '-')
+                return error_set(e, -EINVAL,
+                                 "'%s' is not an amount (expected a page count, bytes like 4G, a percentage or nodeN=...)", s);
         r = parse_count_or_bytes(s, &v, &bytes, e);
         if (r < 0)
                 return r;

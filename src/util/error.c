@@ -34,3 +34,23 @@ int error_prefix(struct error *e, int r, const char *fmt, ...) {
         memcpy(e->msg, buf, sizeof(e->msg));
         return r;
 }
+
+int error_append(struct error *e, int r, const struct error *more) {
+        size_t n;
+
+        if (!e)
+                return r;
+        n = strnlen(e->msg, sizeof(e->msg) - 1);
+        if (n == 0) {
+                memcpy(e->msg, more->msg, sizeof(e->msg));
+                return r;
+        }
+        if (n + 1 < sizeof(e->msg)) {
+                size_t m = MIN(strnlen(more->msg, sizeof(more->msg) - 1), sizeof(e->msg) - n - 2);
+
+                e->msg[n] = '\n';
+                memcpy(e->msg + n + 1, more->msg, m);
+                e->msg[n + 1 + m] = 0;
+        }
+        return r;
+}

@@ -132,8 +132,7 @@ int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct e
         if (r == -ERANGE || (r >= 0 && shift_checked(n, shift, &v) < 0))
                 return error_set(e, -ERANGE, "amount '%s' is too large", s);
         if (r < 0)
-                return error_set(e, -EINVAL,
-                                 "'%s' is not an amount (expected a page count, bytes like 4G, a percentage or nodeN=...)", s);
+                return error_set(e, -EINVAL, "'%s' is not an amount (expected a page count or bytes like 4G)", s);
         if (v == 0)
                 return error_set(e, -EINVAL, "amount '%s' is zero", s);
         *ret = v;

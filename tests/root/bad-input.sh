@@ -41,6 +41,17 @@ check "unexpected argument 'extra'" --once extra
 check "option '--drop-caches' takes no value" --once --drop-caches=yes --pool 2M:1
 check "needs a value" --once --pool
 check "--root '/nonexistent'" --once --root /nonexistent --pool 2M:1
+check "--min '9.5%': expected a percentage from 1 to 100" --once --min 9.5% --pool 2M:1
+check "--release is done on its own" --once --release vm1
+check "--release is done on its own" --release vm1 --check-config
+check "--release 'a/b': not a reservation name" --release vm1 a/b
+check "--check-config and --dry-run" --check-config --dry-run --pool 2M:1
+# --release takes several names: each is looked for
+expect_rc 1 "$HPFILLD" --release hpfilld-test-none-1 hpfilld-test-none-2
+expect_in "$WORK/err" "No reservation 'hpfilld-test-none-1'"
+expect_in "$WORK/err" "No reservation 'hpfilld-test-none-2'"
+# one spelling of percentages: --min 90 and --min 90% are the same
+expect_rc 0 "$HPFILLD" --once --dry-run --min 90% --pool 2M:1
 
 # config files: file:line in the message, nothing applied
 printf '[Pool]\nPageSize=2M\nAmount=10\n[Fill]\nMinPercent=200\n' >"$conf"

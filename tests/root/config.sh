@@ -55,6 +55,27 @@ expect_in "$WORK/err" "unknown setting 'hpfilld.pools'"
 printf '[Fill]\nShrink=perhaps\n' >"$root/etc/hpfilld.conf.d/60-bad.conf"
 before=$(snapshot)
 expect_rc 2 "$HPFILLD" --once --root "$root"
-expect_in "$WORK/err" "/etc/hpfilld.conf.d/60-bad.conf:2: Shrink="
+expect_in "$WORK/err" "$root/etc/hpfilld.conf.d/60-bad.conf:2: Shrink="
 [ "$(snapshot)" = "$before" ] || fail "a bad drop-in changed the pools"
+
+# --check-config: the same checks, every mistake of a file at once, nothing changed or recorded
+record=/run/hpfilld/last-fill.json
+record_before=$(cat "$record" 2>/dev/null || true)
+expect_rc 2 "$HPFILLD" --check-config --root "$root"
+expect_in "$WORK/err" "$root/etc/hpfilld.conf.d/60-bad.conf:2: Shrink="
+printf '[Fill]\nShrink=perhaps\nMinPercnet=5\n[Pool]\nPageSize=2M\nAmount=node%s=9\n' "$first" >"$WORK/b.conf"
+expect_rc 2 "$HPFILLD" --check-config --config "$WORK/b.conf"
+expect_in "$WORK/err" "b.conf:2: Shrink="
+expect_in "$WORK/err" "b.conf:3: unknown key 'MinPercnet' in \[Fill\]; did you mean 'MinPercent'\?"
+# a configuration that reads well but does not fit the machine fails the check too
+printf '[Pool]\nPageSize=2M\nAmount=node999=1\n' >"$WORK/b.conf"
+expect_rc 2 "$HPFILLD" --check-config --config "$WORK/b.conf"
+expect_in "$WORK/err" "node999 does not exist"
+# a target above the pool's, so that a real fill would change it
+printf '[Fill]\nMinPercent=90%%\n[Pool]\nPageSize=2M\nAmount=node%s=64\n' "$first" >"$WORK/b.conf"
+expect_rc 0 "$HPFILLD" --check-config --config "$WORK/b.conf"
+[ ! -s "$WORK/out" ] || fail "--check-config printed a plan: $(cat "$WORK/out")"
+[ "$(snapshot)" = "$before" ] || fail "--check-config changed the pools"
+[ "$(cat "$record" 2>/dev/null || true)" = "$record_before" ] || fail "--check-config wrote the fill record"
+expect_rc 2 "$HPFILLD" --check-config --dry-run --config "$WORK/b.conf"
 echo PASS

@@ -93,9 +93,17 @@ def main():
             f.write("[Pool]\nPageSize=2M\nAmount=bogus\n")
         d.send_signal(signal.SIGHUP)
         until("RELOADING=1")
-        until("READY=1")
+        n = len(messages)
+        ready = until("READY=1")
         if d.poll() is not None:
             fail("a bad reload stopped the daemon")
+        # the plan in use stays: no fill, and the unit's status names the error
+        if not any(l.startswith("STATUS=Reload failed") and "Amount=bogus" in l for l in ready.split("\n")):
+            fail("READY=1 after a bad reload without a STATUS= naming the error: %r" % ready)
+        if any("STATUS=Filling" in m for m in messages[n - 1:]):
+            fail("a bad reload filled again: %r" % messages[n - 1:])
+        if nr(node) != 60:
+            fail("a bad reload changed the pool: %d" % nr(node))
 
         d.send_signal(signal.SIGTERM)
         until("STOPPING=1")

@@ -127,7 +127,7 @@ TEST(test_dropins) {
         fake_write(&r, "etc/hpfilld.conf.d/README", "not a drop-in\n");
         fake_write(&r, "etc/hpfilld.conf.d/.hidden.conf", "garbage\n");
 
-        CHECK_EQ(config_load_default(&c, r.fd, &e), 0);
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
         CHECK_EQ(c.min_percent, 70);
         CHECK_EQ(c.n_pools, 2);
         CHECK_EQ(c.pools[0].page_size, 2 * MB);
@@ -139,7 +139,7 @@ TEST(test_dropins) {
         /* a bad drop-in names itself */
         fake_write(&r, "run/hpfilld.conf.d/40-bad.conf", "[Fill]\nMode=turbo\n");
         c = (struct config) CONFIG_INIT;
-        CHECK(config_load_default(&c, r.fd, &e) < 0);
+        CHECK(config_load_default(&c, r.fd, "", &e) < 0);
         CHECK_STR_CONTAINS(e.msg, "/run/hpfilld.conf.d/40-bad.conf:2");
         config_done(&c);
 
@@ -159,7 +159,7 @@ TEST(test_no_files) {
         struct error e = {};
 
         fake_root_new(&r);
-        CHECK_EQ(config_load_default(&c, r.fd, &e), 0);
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
         CHECK_EQ(c.n_pools, 0);
         CHECK_EQ(c.min_percent, 100);
         fake_root_free(&r);
@@ -196,7 +196,7 @@ TEST(test_reserve_sections) {
                 { "[Reserve]\nName=a\nAmount=1\n", "has no PageSize=" },
                 { "[Reserve]\nName=a\nPageSize=2M\n", "has no Amount=" },
                 { "[Reserve]\nName=a/b\n", "test.conf:2: bad value for Name" },
-                { "[Reserve]\nName=a\nMode=999\n", "test.conf:3: bad value for Mode" },
+                { "[Reserve]\nName=a\nMode=999\n", "test.conf:3: Mode= must be an octal file mode" },
                 { "[Reserve]\nName=a\nNode=x\n", "test.conf:3: bad value for Node" },
                 { "[Reserve]\nName=a\nAmount=5%\n", "test.conf:3: Amount=5%" },
                 { "[Reserve]\nName=a\nSize=1\n", "unknown key 'Size' in [Reserve]" },

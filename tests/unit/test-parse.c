@@ -80,7 +80,22 @@ TEST(test_amounts) {
                 { "node99999999=1", "not a node name" },
                 { "node0=-1", "negative" },
         };
+        /* a message never suggests a form it has just refused */
+        static const struct {
+                const char *in, *refused;
+        } no_hint[] = {
+                { "node0=50%", "a percentage or nodeN" },
+                { "node0=4,node1=abc", "a percentage or nodeN" },
+        };
 
+        for (size_t i = 0; i < ELEMENTSOF(no_hint); i++) {
+                struct amount a = {};
+                struct error e = {};
+                CHECK(parse_amount(no_hint[i].in, &a, &e) < 0);
+                if (strstr(e.msg, no_hint[i].refused))
+                        fprintf(stderr, "input '%s': message '%s'\n", no_hint[i].in, e.msg);
+                CHECK(!strstr(e.msg, no_hint[i].refused));
+        }
         for (size_t i = 0; i < ELEMENTSOF(good); i++) {
                 struct amount a = {};
                 struct error e = {};
