@@ -36,6 +36,7 @@ struct fault_pool {
         uint64_t overcommit_found;
         uint64_t overcommit_set;  /* what we raised it to */
         uint64_t surplus_found; /* surplus pages of the size before the workers ran */
+        uint64_t promote;       /* of those, the ones the plan makes persistent */
         bool overcommit_raised;
         int error;
         char error_what[192];
@@ -49,7 +50,8 @@ struct fault_worker {
         unsigned index;       /* among the node's workers: the ramp admits them in order */
 };
 
-/* Raises nr_overcommit_hugepages by the shortfall and maps a bound region per node. Nothing is
+/* Raises nr_overcommit_hugepages by the pages that must be new (plan_node_new_pages()) and
+ * maps a bound region per node that needs some. Nothing is
  * faulted yet. On failure everything it did is undone. */
 int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan);
 /* For a reservation: maps consecutive ranges of the hugetlbfs file @fd (already sized), one per
@@ -60,8 +62,9 @@ int fault_pool_prepare_file(struct fault_pool *fp, struct fill_shared *shared, c
 /* The workers of @fp, to run on an executor; *ret_n of them. */
 int fault_pool_workers(struct fault_pool *fp, struct fault_worker **ret, size_t *ret_n);
 void fault_worker_run(void *arg);
-/* Takes the faulted surplus pages into the pool as persistent pages (one global write of
- * nr_hugepages that adjusts the surplus, no allocation). Call after the workers, then
+/* Takes the faulted surplus pages, and the surplus pages in use the plan promotes, into the
+ * pool as persistent pages (one global write of nr_hugepages that adjusts the surplus, no
+ * allocation). Call after the workers, then
  * fault_pool_release(); the rest of each node's shortfall is the sysfs method's after that,
  * once no surplus is left to confuse per-node writes. */
 int fault_pool_adopt(struct fault_pool *fp);

@@ -27,7 +27,7 @@
 /* How a writer reaches the kernel. The default goes to sysfs below rootfd (pool.c); unit tests
  * put a simulated kernel here to drive shortfalls and retries. */
 struct pool_ops {
-        int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret);
+        int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret); /* persistent */
         int (*write_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t count);
         int (*compact)(void *userdata, unsigned node);
         int (*drop_caches)(void *userdata);
@@ -67,7 +67,7 @@ struct sysfs_fill {
         struct fill_shared *shared;
         const struct plan_pool *pool;
         _Atomic uint64_t done;   /* pages added so far (progress) */
-        uint64_t *after;         /* per plan node: nr_hugepages at the end */
+        uint64_t *after;         /* per plan node: persistent pages at the end */
         bool *short_node;        /* per plan node: the kernel gave fewer than asked */
         unsigned rounds;         /* retry rounds used */
         bool after_drop;         /* rounds went on after the caches were dropped */

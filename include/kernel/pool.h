@@ -17,6 +17,10 @@ int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, u
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret);
 int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
+/* Persistent pages of the pool: nr_hugepages less surplus_hugepages. Surplus pages leave the
+ * pool when freed; only a write of nr_hugepages makes them persistent. */
+uint64_t pool_counts_persistent(const struct pool_counts *c);
+int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
 /* Asks the kernel for @count pages on @node. The kernel may give fewer: read the count back. */
 int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count);
 /* Asks the kernel to compact @node's memory (or all memory without NUMA). */

@@ -18,9 +18,16 @@ struct plan_node {
         unsigned node;
         size_t node_idx;     /* into topology.nodes */
         size_t cpu_node_idx; /* node whose CPUs do the work (a memory-only node borrows the nearest) */
-        uint64_t now, target;
+        uint64_t now, target; /* now: persistent pages (nr_hugepages - surplus_hugepages) */
+        uint64_t surplus;     /* surplus pages found on the node: they leave the pool when freed */
+        uint64_t promote;     /* of those, made persistent by the fill (GROW only) */
         enum plan_action action;
 };
+
+/* Pages of a GROW node that must be new: the growth less the surplus pages it promotes. */
+static inline uint64_t plan_node_new_pages(const struct plan_node *n) {
+        return n->action == PLAN_GROW ? n->target - n->now - n->promote : 0;
+}
 
 struct plan_pool {
         uint64_t page_size;

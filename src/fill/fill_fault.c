@@ -94,10 +94,10 @@ static int map_nodes(struct fault_pool *fp, int fd) {
                 struct fault_node *n;
                 size_t len;
 
-                if (pn->action != PLAN_GROW)
+                if (plan_node_new_pages(pn) == 0)
                         continue;
                 n = &fp->nodes[fp->n_nodes];
-                *n = (struct fault_node) { .pool = fp, .plan_idx = i, .pages = pn->target - pn->now };
+                *n = (struct fault_node) { .pool = fp, .plan_idx = i, .pages = plan_node_new_pages(pn) };
                 len = (size_t) (n->pages * plan->page_size);
                 /* MAP_NORESERVE: nothing is reserved before the bind below, or the reservation
                  * would be taken from whatever node the kernel likes (seen on 6.1). */
@@ -143,9 +143,10 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
         r = fault_pool_init(fp, shared, plan);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < plan->n_nodes; i++)
-                if (plan->nodes[i].action == PLAN_GROW)
-                        shortfall += plan->nodes[i].target - plan->nodes[i].now;
+        for (size_t i = 0; i < plan->n_nodes; i++) {
+                shortfall += plan_node_new_pages(&plan->nodes[i]);
+                fp->promote += plan->nodes[i].promote;
+        }
         if (shortfall == 0)
                 return 0;
 
@@ -286,11 +287,15 @@ int fault_pool_adopt(struct fault_pool *fp) {
          * they were faulted on. Not per node: before Linux 6.6 ("mm/hugetlb: fix nodes huge
          * page allocation when there are surplus pages") a node's write counted the other
          * nodes' surplus pages as persistent and allocated that many more on the node. Pages of
-         * partly faulted chunks are in that surplus too: adopted, on their (bound) node. */
+         * partly faulted chunks are in that surplus too: adopted, on their (bound) node.
+         * The surplus pages in use that the plan promotes are added: the same write makes them
+         * persistent (surplus is adjusted first, whichever pages it counts), so no node keeps
+         * a surplus that would send our pages back to the kernel when they are unmapped
+         * (free_huge_folio() frees a page while its node has surplus pages). */
         (void) global_path(path, sizeof(path), fp->plan->page_size, "nr_hugepages");
         r = read_u64_at(s->rootfd, path, &nr);
         if (r >= 0 && nr > fp->surplus_found)
-                r = write_u64_at(s->rootfd, path, nr - fp->surplus_found);
+                r = write_u64_at(s->rootfd, path, nr - fp->surplus_found + MIN(fp->promote, fp->surplus_found));
         return r < 0 ? set_error(fp, r, path) : 0;
 }
 

@@ -34,10 +34,12 @@ void sysfs_fill_done(struct sysfs_fill *f) {
         f->short_node = NULL;
 }
 
+/* The node's persistent pages: what a write of nr_hugepages sets (surplus pages are promoted
+ * before any is allocated, set_max_huge_pages()), and what stays when workloads exit. */
 static int read_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t *ret) {
         if (s->ops)
                 return s->ops->read_nr(s->ops->userdata, node, page_size, ret);
-        return pool_read_nr(s->rootfd, s->t, node, page_size, ret);
+        return pool_read_persistent(s->rootfd, s->t, node, page_size, ret);
 }
 
 static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t count) {

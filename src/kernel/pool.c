@@ -47,6 +47,22 @@ int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t p
         return read_counter(rootfd, t, node, page_size, "nr_hugepages", ret);
 }
 
+uint64_t pool_counts_persistent(const struct pool_counts *c) {
+        /* two reads, not one snapshot: a page freed in between may be counted once too few */
+        return c->nr > c->surplus ? c->nr - c->surplus : 0;
+}
+
+int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret) {
+        struct pool_counts c;
+        int r;
+
+        r = pool_read_counts(rootfd, t, node, page_size, &c);
+        if (r < 0)
+                return r;
+        *ret = pool_counts_persistent(&c);
+        return 0;
+}
+
 int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count) {
         char path[160];
         int r;

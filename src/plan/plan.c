@@ -197,11 +197,17 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                                          s->origin, n->node, n->target, page_size_name(s->page_size, name));
                 cpu_node = topology_cpu_node_for(t, n->node_idx);
                 n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
-                n->now = counts[(size_t) si * t->n_nodes + n->node_idx].nr;
+                /* Surplus pages count as missing: a workload that holds them takes them out of
+                 * the pool when it exits. A write of the target promotes them first
+                 * (set_max_huge_pages() adjusts the surplus before it allocates). */
+                n->now = pool_counts_persistent(&counts[(size_t) si * t->n_nodes + n->node_idx]);
+                n->surplus = counts[(size_t) si * t->n_nodes + n->node_idx].surplus;
                 n->action = n->target > n->now    ? PLAN_GROW
                             : n->target == n->now ? PLAN_KEEP
                             : c->shrink           ? PLAN_SHRINK
                                                   : PLAN_LARGER;
+                if (n->action == PLAN_GROW)
+                        n->promote = MIN(n->surplus, n->target - n->now);
                 p->target_total += n->target;
         }
         return 0;

@@ -35,6 +35,17 @@ void report_plan(FILE *f, const struct plan *p) {
                                 (int64_t) pp->nodes[j].target, fill_mode_to_string(pp->method), pp->threads, action);
                 }
         }
+        /* surplus pages found: not counted as the pool's, promoted by the fill where it grows */
+        for (size_t i = 0; i < p->n_pools; i++)
+                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
+                        const struct plan_node *n = &p->pools[i].nodes[j];
+                        char name[32];
+
+                        if (n->surplus)
+                                fprintf(f, "%s: node%u: %" PRIu64 " surplus pages in use, %" PRIu64 " to promote\n",
+                                        page_size_name(p->pools[i].page_size, name), n->node, n->surplus,
+                                        n->promote);
+                }
         /* the method of each pool, and why */
         for (size_t i = 0; i < p->n_pools; i++) {
                 char name[32];
@@ -51,9 +62,19 @@ static void format_duration(char *buf, size_t size, uint64_t ns) {
                 (void) snprintf(buf, size, "%.1f s", (double) ns / 1e9);
 }
 
+/* Surplus pages found on node @n that are persistent now: a write promotes surplus before it
+ * allocates (set_max_huge_pages()), so the first pages of a node's growth are those. */
+static uint64_t promoted(const struct plan_node *n, uint64_t after) {
+        return n->action == PLAN_GROW && after > n->now ? MIN(n->surplus, after - n->now) : 0;
+}
+
 void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
         char name[32], took[32];
+        uint64_t promotions = 0;
         size_t n = 0;
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                promotions += promoted(&p->nodes[i], o->after[i]);
 
 #define APPEND(...) n += (size_t) snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
         format_duration(took, sizeof(took), o->elapsed_ns);
@@ -66,6 +87,8 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
         if (o->rounds)
                 APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",
                        o->after_drop ? " (caches dropped)" : "");
+        if (promotions)
+                APPEND(", %" PRIu64 " surplus page%s in use promoted", promotions, promotions == 1 ? "" : "s");
         if (o->interrupted)
                 APPEND(", interrupted");
         if (o->error)
@@ -80,6 +103,8 @@ void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *
         fprintf(f, "%s\n", line);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct plan_node *n = &p->nodes[i];
+                uint64_t up = promoted(n, o->after[i]);
+                char surplus[96] = "";
                 const char *note = "";
 
                 if (n->action == PLAN_LARGER)
@@ -88,7 +113,12 @@ void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *
                         note = ", pages in use kept";
                 else if (o->after[i] < n->target)
                         note = ", short";
-                fprintf(f, "  node%u: %" PRIu64 " -> %" PRIu64 " (target %" PRIu64 "%s)\n", n->node, n->now,
-                        o->after[i], n->target, note);
+                if (up)
+                        (void) snprintf(surplus, sizeof(surplus), ", %" PRIu64 " surplus in use promoted", up);
+                if (n->surplus > up)
+                        (void) snprintf(surplus + strlen(surplus), sizeof(surplus) - strlen(surplus),
+                                        ", %" PRIu64 " surplus in use not counted", n->surplus - up);
+                fprintf(f, "  node%u: %" PRIu64 " -> %" PRIu64 " (target %" PRIu64 "%s%s)\n", n->node, n->now,
+                        o->after[i], n->target, note, surplus);
         }
 }

@@ -36,8 +36,7 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
                 return log_error_errno(-ENOMEM, "Out of memory");
         for (size_t s = 0; s < t->n_page_sizes; s++)
                 for (size_t i = 0; i < t->n_nodes; i++) {
-                        /* The planner needs nr_hugepages alone. */
-                        r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i].nr);
+                        r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
                         if (r < 0) {
                                 (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
                                 return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
@@ -213,7 +212,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
 
                 /* Report what the kernel says now, not what we think we did. */
                 for (size_t k = 0; k < pp->n_nodes; k++)
-                        if (pool_read_nr(j->rootfd, t, pp->nodes[k].node, pp->page_size, &after[k]) < 0)
+                        if (pool_read_persistent(j->rootfd, t, pp->nodes[k].node, pp->page_size, &after[k]) < 0)
                                 after[k] = runs[i].sysfs.after[k];
                 report_pool_line(line, sizeof(line), pp, &o);
                 summary_add(j, line);

@@ -51,6 +51,7 @@ cleanup() {
         local rc=$?
         # first what holds pages (reservation files, mounts), then the pools
         if [ -n "${EXTRA_CLEANUP:-}" ]; then eval "$EXTRA_CLEANUP" || true; fi
+        if [ -n "${HOLD_PID:-}" ]; then kill "$HOLD_PID" 2>/dev/null || true; wait "$HOLD_PID" 2>/dev/null || true; fi
         restore_pools
         rm -rf "$WORK"
         exit $rc
@@ -105,4 +106,22 @@ expect_rc() {
 
 expect_in() { # file pattern
         grep -Eq -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "no '$2' in $1"; }
+}
+
+# hold_pages N: a workload (hold-pages.py) maps and touches N 2 MiB pages and holds them until
+# hold_release; returns once they are all in.
+hold_pages() {
+        coproc HOLD { python3 "$SOURCE_ROOT/tests/root/hold-pages.py" "$1"; }
+        local line
+        read -r line <&"${HOLD[0]}" || true
+        [ "$line" = holding ] || fail "the workload could not map $1 pages: '$line'"
+}
+
+# hold_release: the workload checks its pages are as it wrote them and exits.
+hold_release() {
+        local line pid=$HOLD_PID
+        echo >&"${HOLD[1]}"
+        read -r line <&"${HOLD[0]}" || true
+        wait "$pid" 2>/dev/null || true
+        [ "$line" = intact ] || fail "the workload's pages changed: '$line'"
 }

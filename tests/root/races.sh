@@ -74,26 +74,12 @@ resume 0
 for mode in sysfs fault; do
         pool2m_set 0
         HPFILLD_TEST_STEP_PAGES=10 paused_run 1 --once --mode $mode -t 1 --pool "2M:node$first=60"
-        coproc HOLD { python3 -c '
-import mmap, sys
-m = mmap.mmap(-1, 5 * (2 << 20), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40000)
-for i in range(5):
-    m[i * (2 << 20)] = 7
-print("holding", flush=True)
-sys.stdin.readline()
-assert all(m[i * (2 << 20)] == 7 for i in range(5))
-print("intact", flush=True)
-'; }
-        read -r line <&"${HOLD[0]}"
-        [ "$line" = holding ] || fail "$mode: the workload could not map pages"
+        hold_pages 5
         resume 0
         [ "$(node_nr "$first" 2048)" -ge 60 ] || fail "$mode with a workload: $(node_nr "$first" 2048) pages"
         in_use=$(($(cat $G/nr_hugepages) - $(cat $G/free_hugepages)))
         [ "$in_use" = 5 ] || fail "$mode: $in_use pages in use, the workload's 5 expected"
-        echo >&"${HOLD[1]}"
-        read -r line <&"${HOLD[0]}"
-        [ "$line" = intact ] || fail "$mode: the workload's pages changed"
-        wait $HOLD_PID 2>/dev/null || true
+        hold_release
         clean 0
 done
 echo PASS

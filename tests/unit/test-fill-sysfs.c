@@ -99,6 +99,48 @@ TEST(test_adaptive_steps) {
         teardown(&s);
 }
 
+/* On a real tree the writer counts persistent pages: a node whose 30 pages are all surplus is
+ * written to its target (which promotes them, in the kernel); one whose persistent pages meet
+ * the target is not written at all. */
+/* On a real tree the writer counts persistent pages: node0's 30 pages are all surplus, so it
+ * is written its whole target (the kernel promotes them first); node1's are persistent. */
+TEST(test_fake_tree_surplus) {
+        struct setup s;
+        struct sysfs_fill f;
+        struct config c = CONFIG_INIT;
+        struct pool_spec ps;
+        struct error e = {};
+
+        setup(&s, 2, "2M:100", false);
+        plan_done(&s.p);
+        fake_set_node_pool(&s.r, 0, 2048, 30, 0);
+        fake_write(&s.r, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/surplus_hugepages", "30\n");
+        fake_set_node_pool(&s.r, 1, 2048, 30, 30);
+        for (unsigned i = 0; i < 2; i++)
+                CHECK_EQ(pool_read_counts(s.r.fd, &s.t, i, 2 * MB, &s.counts[i]), 0);
+        CHECK_EQ(parse_pool_spec("2M:100", &ps, &e), 0);
+        CHECK_EQ(config_put_pool(&c, &ps), 0);
+        CHECK_EQ(plan_build(&s.t, s.counts, &c, &no_caps, &s.p, &e), 0);
+        config_done(&c);
+        CHECK_EQ(s.p.pools[0].nodes[0].now, 0);
+        CHECK_EQ(s.p.pools[0].nodes[0].promote, 30);
+        CHECK_EQ(s.p.pools[0].nodes[1].now, 30);
+
+        /* The fake kernel does not promote: node0's file keeps its 30 surplus pages, so the
+         * 50 written read back as 20 persistent pages, short of 50. */
+        s.shared.step_pages = 100;
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(f.error, 0);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 50);
+        CHECK_EQ(f.after[0], 20);
+        CHECK(f.short_node[0]);
+        CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 50);
+        CHECK_EQ(f.after[1], 50);
+        sysfs_fill_done(&f);
+        teardown(&s);
+}
+
 TEST(test_fake_tree_shrink) {
         struct setup s;
         struct sysfs_fill f;
@@ -432,6 +474,7 @@ int main(void) {
         CHECK_EQ(executor_block_signals(), 0);
         RUN(test_fake_tree_fill);
         RUN(test_adaptive_steps);
+        RUN(test_fake_tree_surplus);
         RUN(test_fake_tree_shrink);
         RUN(test_fake_tree_missing_file);
         RUN(test_stop_before_start);

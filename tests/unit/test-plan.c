@@ -168,6 +168,38 @@ TEST(test_actions) {
         plan_done(&p);
 }
 
+/* Surplus pages count as missing, and the nodes that grow promote theirs before anything new. */
+TEST(test_surplus) {
+        struct machine m;
+        struct plan p;
+        struct error e = {};
+
+        machine(&m, 3, 4 * GB, 0, 0, false);
+        m.counts[0] = (struct pool_counts) { .nr = 50, .surplus = 50 };  /* all surplus: 0 persistent */
+        m.counts[1] = (struct pool_counts) { .nr = 130, .surplus = 80 }; /* 50 persistent, more surplus */
+        m.counts[2] = (struct pool_counts) { .nr = 20, .surplus = 5 };   /* 15 persistent, less */
+        CHECK_EQ(plan_one(&m, "2M:150", false, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].now, 0);
+        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_GROW);
+        CHECK_EQ(p.pools[0].nodes[0].promote, 50);
+        CHECK_EQ(plan_node_new_pages(&p.pools[0].nodes[0]), 0);
+        CHECK_EQ(p.pools[0].nodes[1].now, 50);
+        CHECK_EQ(p.pools[0].nodes[1].action, PLAN_KEEP);
+        CHECK_EQ(p.pools[0].nodes[1].promote, 0);
+        CHECK_EQ(p.pools[0].nodes[1].surplus, 80);
+        CHECK_EQ(p.pools[0].nodes[2].now, 15);
+        CHECK_EQ(p.pools[0].nodes[2].promote, 5);
+        CHECK_EQ(plan_node_new_pages(&p.pools[0].nodes[2]), 30);
+        CHECK(plan_has_work(&p));
+        plan_done(&p);
+
+        m.counts[0] = (struct pool_counts) { .nr = 50, .surplus = 50 };
+        CHECK_EQ(plan_one(&m, "2M:node0=20", false, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].promote, 20);
+        CHECK_EQ(plan_node_new_pages(&p.pools[0].nodes[0]), 0);
+        plan_done(&p);
+}
+
 TEST(test_rejections) {
         static const struct {
                 const char *spec, *why;
@@ -317,6 +349,7 @@ int main(void) {
         RUN(test_four_nodes);
         RUN(test_memory_only_and_memoryless);
         RUN(test_actions);
+        RUN(test_surplus);
         RUN(test_rejections);
         RUN(test_no_memory_anywhere);
         return 0;
