@@ -41,9 +41,11 @@ struct options {
         bool once, dry_run, check_config;
         const char *config; /* --config: this file instead of the default ones */
         const char *root;   /* --root */
+        char root_name[PATH_MAX]; /* what messages show before a path below the root: "" for / */
         struct config cli;  /* settings, --pool and --reserve */
         char **release;     /* --release NAME... */
         size_t n_release;
+        bool release_names_follow; /* the last option was --release or one of its names */
 };
 
 static void help(void) {
@@ -182,7 +184,9 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
         };
-        size_t k = 0, m = strlen(strcpy(shorts, ":hp:c:r:nvq"));
+        /* "-": arguments come back in order as option 1, for --release's names; ":": a missing
+         * value is told apart from an unknown option */
+        size_t k = 0, m = strlen(strcpy(shorts, "-:hp:c:r:nvq"));
 
         for (size_t i = 0; i < ELEMENTSOF(fixed) && k + 1 < n; i++)
                 options[k++] = fixed[i];
@@ -195,7 +199,8 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                                                  (int) (ARG_SETTING + i) };
                 if (s->short_option && m + 3 < shorts_size) {
                         shorts[m++] = s->short_option;
-                        shorts[m++] = s->flag ? 0 : ':';
+                        if (!s->flag)
+                                shorts[m++] = ':';
                         shorts[m] = 0;
                 }
         }
@@ -206,6 +211,10 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
 static int bad_option(int c, char *argv[]) {
         const char *arg = argv[optind - 1];
 
+        /* a short option, perhaps in a cluster (-xq): optopt is the letter */
+        if (strncmp(arg, "--", 2) != 0 && optopt > ' ' && optopt < 0x7f)
+                return c == ':' ? usage_error("option '-%c' needs a value", optopt)
+                                : usage_error("unknown option '-%c'", optopt);
         if (c == ':')
                 return usage_error("option '%s' needs a value", arg);
         /* optopt is a known option's value when it was given one it does not take: "--shrink=yes" */
@@ -241,6 +250,10 @@ static int parse_option(struct options *o, int c, char *argv[]) {
                 return option_reserve(o, optarg);
         case ARG_RELEASE:
                 return option_release(o, optarg);
+        case 1: /* an argument: only the names right after --release NAME are taken */
+                if (o->release_names_follow)
+                        return option_release(o, optarg);
+                return usage_error("unexpected argument '%s'", optarg);
         case 'c':
                 o->config = optarg;
                 return 0;
@@ -279,20 +292,22 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
                 r = parse_option(o, c, argv);
                 if (r != 0)
                         return r < 0 ? r : 0;
+                /* --release a b c: the names after the first follow as arguments */
+                o->release_names_follow = c == ARG_RELEASE || (c == 1 && o->release_names_follow);
         }
-        /* --release a b c: the names after the first are arguments */
-        for (; optind < argc && o->n_release > 0; optind++) {
-                r = option_release(o, argv[optind]);
-                if (r < 0)
-                        return r;
-        }
-        if (optind < argc)
+        if (optind < argc) /* after "--" */
                 return usage_error("unexpected argument '%s'", argv[optind]);
-        if (o->n_release > 0 && (o->once || o->dry_run || o->check_config || o->cli.n_pools || o->cli.n_reserves))
-                return usage_error("--release is done on its own: no --once, --pool, --reserve, --dry-run or "
-                                   "--check-config with it");
+        if (o->n_release > 0 && (o->once || o->dry_run || o->check_config || o->config || o->cli.n_pools ||
+                                 o->cli.n_reserves || o->cli.set))
+                return usage_error("--release is done on its own: no --once, --pool, --reserve, --config, --dry-run, "
+                                   "--check-config or fill settings with it");
         if (o->check_config && o->dry_run)
                 return usage_error("--check-config and --dry-run: one or the other");
+        if (strlen(o->root) >= sizeof(o->root_name))
+                return usage_error("--root '%.64s...': too long", o->root);
+        strcpy(o->root_name, o->root);
+        for (size_t n = strlen(o->root_name); n > 0 && o->root_name[n - 1] == '/';)
+                o->root_name[--n] = 0;
         return 1;
 }
 
@@ -386,15 +401,16 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         if (o->config)
                 r = config_load_file(c, AT_FDCWD, o->config, o->config, e);
         else
-                r = config_load_default(c, rootfd, strcmp(o->root, "/") == 0 ? "" : o->root, e);
+                r = config_load_default(c, rootfd, o->root_name, e);
         if (r < 0)
                 return r;
         /* as long as the kernel lets it be (COMMAND_LINE_SIZE, bootconfig): no limit of ours */
         r = read_full_file_at(rootfd, "proc/cmdline", CMDLINE_MAX, &cmdline, NULL);
         if (r == -EFBIG)
-                return error_set(e, r, "/proc/cmdline: longer than %d bytes", CMDLINE_MAX);
+                return error_set(e, r, "%s/proc/cmdline: longer than %d bytes", o->root_name, CMDLINE_MAX);
         if (r < 0 && r != -ENOENT)
-                return error_set(e, r, "/proc/cmdline: cannot read: %s", strerror(-r));
+                log_warning_errno(r, "Cannot read %s/proc/cmdline: %m, ignoring the kernel command line",
+                                  o->root_name);
         if (r >= 0) {
                 r = cmdline_apply(cmdline, c, e);
                 if (r < 0)
@@ -473,10 +489,11 @@ static int run(const struct options *o, struct stop *stop) {
         if (o->n_release > 0)
                 return release(rootfd, o);
         if (load_config(rootfd, &config, (void *) o, &e) < 0) {
-                log_error("%s", e.msg);
+                log_lines(LOG_ERR, e.msg);
                 /* under systemd, the unit's status says why it did not start */
                 if (!o->once && !o->dry_run && !o->check_config)
-                        (void) notifyf("STATUS=Bad configuration, see the log\nERRNO=%d", EINVAL);
+                        (void) notifyf("STATUS=Bad configuration: %.*s\nERRNO=%d", (int) strcspn(e.msg, "\n"), e.msg,
+                                       EINVAL);
                 ret = EXIT_USAGE;
                 goto out;
         }

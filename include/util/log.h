@@ -19,6 +19,10 @@ bool log_to_kmsg(void);
 /* Returns -@error (or -EIO for 0), so callers can 'return log_error_errno(r, ...)'. */
 int log_full_errno(int level, int error, const char *fmt, ...) _printf_(3, 4);
 
+/* A message of several lines, such as every error in a file: each line its own record, so
+ * the journal and the kernel log give each its priority. */
+void log_lines(int level, const char *msg);
+
 #define log_full(level, ...) ((void) log_full_errno((level), 0, __VA_ARGS__))
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...) log_full(LOG_INFO, __VA_ARGS__)

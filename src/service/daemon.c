@@ -220,9 +220,12 @@ static void reload(struct daemon *d) {
 
         (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
         if (d->load(d->rootfd, &fresh, d->userdata, &e) < 0) {
-                log_error("Reload failed, keeping the configuration in use: %s", e.msg);
+                log_error("Reload failed, keeping the configuration in use:");
+                log_lines(LOG_ERR, e.msg);
                 config_done(&fresh);
-                (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %s", e.msg);
+                /* one line: STATUS= is a single assignment */
+                (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %.*s",
+                               (int) strcspn(e.msg, "\n"), e.msg);
                 return;
         }
         config_done(&d->config);
@@ -288,8 +291,8 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata) {
                 goto out;
         r = load(rootfd, &d.config, userdata, &e);
         if (r < 0) {
-                log_error("%s", e.msg);
-                (void) notifyf("STATUS=Bad configuration: %s\nERRNO=%d", e.msg, -r);
+                log_lines(LOG_ERR, e.msg);
+                (void) notifyf("STATUS=Bad configuration: %.*s\nERRNO=%d", (int) strcspn(e.msg, "\n"), e.msg, -r);
                 ret = EXIT_USAGE;
                 goto out;
         }

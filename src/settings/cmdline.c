@@ -2,6 +2,7 @@
 /* hpfilld.* settings on the kernel command line, so an initramfs needs no configuration file. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "settings/cmdline.h"
 #include "settings/settings.h"
@@ -61,10 +62,14 @@ static int apply_word(const char *key, const char *value, struct config *layer, 
                 if (settings_table[i].word)
                         words[n++] = settings_table[i].word;
         close = name_closest(key, words, n);
+        if (close && strcasecmp(close, key) == 0)
+                return error_set(e, -EINVAL,
+                                 WHERE ": unknown setting 'hpfilld.%.64s'; names are case-sensitive: did you mean 'hpfilld.%s'?",
+                                 key, close);
         if (close)
-                return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%s'; did you mean 'hpfilld.%s'?", key,
+                return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%.64s'; did you mean 'hpfilld.%s'?", key,
                                  close);
-        return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%s'", key);
+        return error_set(e, -EINVAL, WHERE ": unknown setting 'hpfilld.%.64s'", key);
 }
 
 int cmdline_apply(const char *cmdline, struct config *c, struct error *e) {

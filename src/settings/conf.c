@@ -93,7 +93,11 @@ struct file_state {
         unsigned line;
         enum { SECTION_NONE, SECTION_FILL, SECTION_POOL, SECTION_RESERVE, SECTION_BAD } section;
         bool seen_fill;
-        struct config fill;        /* [Fill] values; fill.set says which were given */
+        bool section_failed;       /* a line of this section was bad: it is not checked as a whole */
+        struct error *errors;      /* every error of the file, one a line */
+        int first_error;
+        unsigned seen_fill_keys;   /* bit per settings_table[] entry given, good or bad */
+        struct config fill;        /* [Fill] values; fill.set says which were good */
         struct pool_spec pool;     /* the [Pool] being read */
         unsigned seen_pool_keys;   /* bit per pool_keys[] */
         unsigned pool_line;
@@ -127,7 +131,7 @@ static int finish_pool(struct file_state *s, struct error *e) {
         struct pool_spec *p;
         char name[32];
 
-        if (s->section != SECTION_POOL)
+        if (s->section != SECTION_POOL || s->section_failed)
                 return 0;
         if (!(s->seen_pool_keys & (1u << KEY_PAGE_SIZE)))
                 return error_set(e, -EINVAL, "%s:%u: [Pool] has no PageSize=", s->name, s->pool_line);
@@ -150,7 +154,7 @@ static int finish_pool(struct file_state *s, struct error *e) {
 static int finish_reserve(struct file_state *s, struct error *e) {
         struct reserve_spec *p;
 
-        if (s->section != SECTION_RESERVE)
+        if (s->section != SECTION_RESERVE || s->section_failed)
                 return 0;
         if (!(s->seen_reserve_keys & (1u << RKEY_NAME)))
                 return error_set(e, -EINVAL, "%s:%u: [Reserve] has no Name=", s->name, s->reserve_line);
@@ -198,31 +202,30 @@ static int find_key(struct file_state *s, const char *section, const char *key, 
         for (size_t k = 0; k < n; k++)
                 if (keys[k] && strcmp(key, keys[k]) == 0) {
                         if (*seen & (1u << k))
-                                return error_set(e, -EINVAL, "%s:%u: %s= given twice in one section", s->name,
+                                return error_set(e, -EINVAL, "%s:%u: %.64s= given twice in one section", s->name,
                                                  s->line, key);
                         *seen |= 1u << k;
                         return (int) k;
                 }
         (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
-        (void) snprintf(what, sizeof(what), "key '%s' in [%s]", key, section);
+        (void) snprintf(what, sizeof(what), "key '%.64s' in [%s]", key, section);
         return unknown_name(e, where, what, key, keys, n);
 }
 
 static int bad_value(struct file_state *s, struct error *e, int r, const char *key, const char *value) {
         if (*e->msg)
-                return error_prefix(e, r, "%s:%u: %s=%s", s->name, s->line, key, value);
-        return error_set(e, r, "%s:%u: bad value for %s: '%s'", s->name, s->line, key, value);
+                return error_prefix(e, r, "%s:%u: %s=%.64s", s->name, s->line, key, value);
+        return error_set(e, r, "%s:%u: bad value for %s: '%.64s'", s->name, s->line, key, value);
 }
 
 static int parse_fill_key(struct file_state *s, const char *key, const char *value, struct error *e) {
         const char *keys[32];
         char where[300];
-        unsigned seen = s->fill.set;
         int k;
 
         for (size_t i = 0; i < settings_count; i++)
                 keys[i] = settings_table[i].key;
-        k = find_key(s, "Fill", key, keys, settings_count, &seen, e);
+        k = find_key(s, "Fill", key, keys, settings_count, &s->seen_fill_keys, e);
         if (k < 0)
                 return k;
         (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
@@ -301,6 +304,14 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
         return r;
 }
 
+/* Keeps a line's error with the file's others, and takes it out of @e for the next line. */
+static void note_error(struct file_state *s, int r, struct error *e) {
+        if (s->first_error == 0)
+                s->first_error = r;
+        (void) error_append(s->errors, r, e);
+        e->msg[0] = 0;
+}
+
 static char *strip(char *s) {
         char *end;
 
@@ -323,12 +334,15 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                 size_t len = strlen(line);
 
                 r = finish_section(s, e);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        note_error(s, r, e);
                 /* whatever the header, the keys that follow are not the last section's */
                 s->section = SECTION_BAD;
-                if (r < 0)
-                        return r;
+                s->section_failed = false;
                 if (line[len - 1] != ']')
-                        return error_set(e, -EINVAL, "%s:%u: bad section header '%s'", s->name, s->line, line);
+                        return error_set(e, -EINVAL, "%s:%u: bad section header '%.64s'", s->name, s->line, line);
                 line[len - 1] = 0;
                 if (strcmp(line + 1, "Fill") == 0) {
                         if (s->seen_fill)
@@ -348,7 +362,7 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                         char where[300], what[300];
 
                         (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
-                        (void) snprintf(what, sizeof(what), "section [%s]", line + 1);
+                        (void) snprintf(what, sizeof(what), "section [%.64s]", line + 1);
                         return unknown_name(e, where, what, line + 1, section_names, ELEMENTSOF(section_names));
                 }
                 return 0;
@@ -356,7 +370,8 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
 
         eq = strchr(line, '=');
         if (!eq)
-                return error_set(e, -EINVAL, "%s:%u: expected Key=Value or [Section], got '%s'", s->name, s->line, line);
+                return error_set(e, -EINVAL, "%s:%u: expected Key=Value or [Section], got '%.64s'", s->name, s->line,
+                                 line);
         *eq = 0;
         key = strip(line);
         value = strip(eq + 1);
@@ -372,7 +387,7 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
         case SECTION_BAD:
                 return 0; /* the bad header was reported; its keys mean nothing */
         default:
-                return error_set(e, -EINVAL, "%s:%u: '%s=' outside of a section", s->name, s->line, key);
+                return error_set(e, -EINVAL, "%s:%u: '%.64s=' outside of a section", s->name, s->line, key);
         }
 }
 
@@ -424,18 +439,12 @@ static int check_text(const char *name, const char *text, size_t len, struct err
 
 #define UTF8_BOM "\xef\xbb\xbf"
 
-/* Notes a line's error in @e, after the file's earlier ones; returns the file's first error. */
-static int note_error(int first, int r, struct error *e, const struct error *line_e) {
-        (void) error_append(e, r, line_e);
-        return first < 0 ? first : r;
-}
-
 int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e) {
         _cleanup_(freep) char *copy = NULL;
-        struct file_state s = { .name = name };
-        struct error line_e;
+        struct error all = {}, line_e = {};
+        struct file_state s = { .name = name, .errors = &all };
         char *line, *next;
-        int r, first = 0;
+        int r;
 
         /* a UTF-8 byte order mark, as some editors write: skipped, as systemd does */
         if (len >= 3 && memcmp(text, UTF8_BOM, 3) == 0) {
@@ -450,29 +459,31 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
                 return -ENOMEM;
 
         /* Every line is read, so that one run reports every mistake in the file. */
-        if (e)
-                e->msg[0] = 0;
         for (line = copy; line; line = next) {
                 next = strchr(line, '\n');
                 if (next)
                         *next++ = 0;
                 s.line++;
-                line_e.msg[0] = 0;
                 r = parse_line(&s, line, &line_e);
                 if (r == -ENOMEM)
                         goto finish;
-                if (r < 0)
-                        first = note_error(first, r, e, &line_e);
+                if (r < 0) {
+                        note_error(&s, r, &line_e);
+                        s.section_failed = true;
+                }
         }
-        line_e.msg[0] = 0;
         r = finish_section(&s, &line_e);
         if (r == -ENOMEM)
                 goto finish;
         if (r < 0)
-                first = note_error(first, r, e, &line_e);
-        r = first;
-        if (r < 0)
+                note_error(&s, r, &line_e);
+        r = s.first_error;
+        if (r < 0) {
+                error_close(&all);
+                if (e)
+                        *e = all;
                 goto finish;
+        }
 
         /* The whole file was understood: only now does it change the configuration. */
         config_merge_settings(c, &s.fill);
@@ -527,8 +538,10 @@ static int collect_dropins(int rootfd, const char *root, const char *dir, struct
                 return errno == ENOENT || errno == ENOTDIR ? 0 : error_set(e, -errno, "%s/%s: cannot open: %m", root, dir);
         d = fdopendir(fd);
         if (!d) {
+                int r = error_set(e, -errno, "%s/%s: cannot open: %m", root, dir);
+
                 closep(&fd);
-                return -errno;
+                return r;
         }
         while ((errno = 0, de = readdir(d))) {
                 size_t len = strlen(de->d_name);
@@ -551,7 +564,7 @@ static int collect_dropins(int rootfd, const char *root, const char *dir, struct
                 memcpy((*list)[i].name, de->d_name, len + 1);
                 (*list)[i].dir = dir;
         }
-        return errno ? -errno : 0;
+        return errno ? error_set(e, -errno, "%s/%s: cannot read: %m", root, dir) : 0;
 }
 
 int config_load_default(struct config *c, int rootfd, const char *root, struct error *e) {
@@ -565,6 +578,8 @@ int config_load_default(struct config *c, int rootfd, const char *root, struct e
         r = config_load_file(c, rootfd, CONFIG_MAIN_FILE, display, e);
         if (r < 0 && r != -ENOENT)
                 return r;
+        if (e)
+                e->msg[0] = 0; /* no main file is fine */
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 r = collect_dropins(rootfd, root, dirs[i], &list, &n, e);

@@ -78,12 +78,12 @@ int setting_apply(const struct setting *s, enum setting_source source, const cha
         if (r < 0)
                 switch (source) {
                 case SOURCE_FILE:
-                        return error_set(e, -EINVAL, "%s: %s= must be %s, not '%s'", where, s->key, s->expected, value);
+                        return error_set(e, -EINVAL, "%s: %s= must be %s, not '%.64s'", where, s->key, s->expected, value);
                 case SOURCE_CMDLINE:
-                        return error_set(e, -EINVAL, "kernel command line: hpfilld.%s=%s: expected %s", s->word, value,
+                        return error_set(e, -EINVAL, "kernel command line: hpfilld.%s=%.64s: expected %s", s->word, value,
                                          s->expected);
                 case SOURCE_OPTION:
-                        return error_set(e, -EINVAL, "--%s '%s': expected %s", s->option, value, s->expected);
+                        return error_set(e, -EINVAL, "--%s '%.64s': expected %s", s->option, value, s->expected);
                 }
         c->set |= 1u << setting_index(s);
         return 0;

@@ -13,6 +13,7 @@ int error_set(struct error *e, int r, const char *fmt, ...) {
         va_start(ap, fmt);
         (void) vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
         va_end(ap);
+        e->omitted = 0;
         return r;
 }
 
@@ -35,22 +36,32 @@ int error_prefix(struct error *e, int r, const char *fmt, ...) {
         return r;
 }
 
+/* room kept for error_close()'s last line */
+#define ERROR_TAIL 48
+
 int error_append(struct error *e, int r, const struct error *more) {
-        size_t n;
+        size_t n, m;
 
         if (!e)
                 return r;
         n = strnlen(e->msg, sizeof(e->msg) - 1);
-        if (n == 0) {
-                memcpy(e->msg, more->msg, sizeof(e->msg));
+        m = strnlen(more->msg, sizeof(more->msg) - 1);
+        if (n + 1 + m + ERROR_TAIL >= sizeof(e->msg)) {
+                e->omitted++;
                 return r;
         }
-        if (n + 1 < sizeof(e->msg)) {
-                size_t m = MIN(strnlen(more->msg, sizeof(more->msg) - 1), sizeof(e->msg) - n - 2);
-
-                e->msg[n] = '\n';
-                memcpy(e->msg + n + 1, more->msg, m);
-                e->msg[n + 1 + m] = 0;
-        }
+        if (n > 0)
+                e->msg[n++] = '\n';
+        memcpy(e->msg + n, more->msg, m + 1);
         return r;
+}
+
+void error_close(struct error *e) {
+        size_t n;
+
+        if (!e || e->omitted == 0)
+                return;
+        n = strnlen(e->msg, sizeof(e->msg) - 1);
+        (void) snprintf(e->msg + n, sizeof(e->msg) - n, "%s... and %u more", n ? "\n" : "", e->omitted);
+        e->omitted = 0;
 }

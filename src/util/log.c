@@ -10,6 +10,9 @@
 
 #include "util/log.h"
 
+/* /dev/kmsg takes records of up to LOG_LINE_MAX (1024 less the prefix the kernel adds) */
+#define KMSG_RECORD_MAX 976
+
 static int max_level = LOG_INFO;
 static bool prefix_priority;
 static int kmsg_fd = -1;
@@ -62,11 +65,16 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
                 if (kmsg_fd >= 0) {
                         /* One write() per record, the kernel log keeps the priority. Not dprintf():
                          * glibc's lseek()s first, which /dev/kmsg refuses, and then writes nothing. */
-                        char rec[2100];
+                        char rec[KMSG_RECORD_MAX];
                         int n = snprintf(rec, sizeof(rec), "<%d>hpfilld: %s\n", level, buf);
 
+                        /* the kernel refuses a longer record whole: cut it, keeping the newline */
+                        if (n >= (int) sizeof(rec)) {
+                                n = (int) sizeof(rec) - 1;
+                                rec[n - 1] = '\n';
+                        }
                         if (n > 0)
-                                (void) !write(kmsg_fd, rec, MIN((size_t) n, sizeof(rec) - 1));
+                                (void) !write(kmsg_fd, rec, (size_t) n);
                 }
                 else if (prefix_priority)
                         fprintf(stderr, "<%d>%s\n", level, buf);
@@ -75,4 +83,13 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
         }
         errno = saved;
         return error ? -error : -EIO;
+}
+
+void log_lines(int level, const char *msg) {
+        for (const char *p = msg; *p;) {
+                size_t n = strcspn(p, "\n");
+
+                log_full(level, "%.*s", (int) n, p);
+                p += n + (p[n] == '\n');
+        }
 }

@@ -121,12 +121,53 @@ TEST(test_all_errors) {
         CHECK_STR_CONTAINS(e.msg, "\ntest.conf:4: unknown section [Bogus]");
         CHECK_STR_CONTAINS(e.msg, "\ntest.conf:8: Amount=abc");
         CHECK_STR_CONTAINS(e.msg, "\ntest.conf:11: Mode= must be an octal file mode such as 0640, not '999'");
-        CHECK_STR_CONTAINS(e.msg, "\ntest.conf:9: [Reserve] has no PageSize=");
+        /* a section with a bad line is not checked as a whole: no "has no PageSize=" for it */
+        CHECK(!strstr(e.msg, "test.conf:9"));
         /* the keys of the unknown section are not reported on their own */
         CHECK(!strstr(e.msg, "test.conf:5"));
         /* and nothing applied */
         CHECK_EQ(c.mode, FILL_MODE_AUTO);
         CHECK_EQ(c.n_pools, 0);
+}
+
+/* An incomplete section does not hide the next one; a bad one causes no error in the next. */
+TEST(test_errors_do_not_cascade) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        CHECK(parse(&c, "[Pool]\nAmount=1\n[Pool]\nPageSize=3M\nAmount=1\n[Reserve]\nName=a\n", &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "test.conf:1: [Pool] has no PageSize=");
+        CHECK_STR_CONTAINS(e.msg, "\ntest.conf:4: PageSize=3M");
+        CHECK_STR_CONTAINS(e.msg, "\ntest.conf:6: [Reserve] has no PageSize=");
+        CHECK(parse(&c, "[Pool]\nPageSize=3M\nAmount=1\n[Pool]\nPageSize=5M\nAmount=1\n", &e) < 0);
+        CHECK(!strstr(e.msg, "a second [Pool]"));
+        CHECK(parse(&c, "[Fill]\nMode=bogus\nMode=fault\n", &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "test.conf:3: Mode= given twice");
+        CHECK_EQ(c.n_pools, 0);
+}
+
+/* Many errors: whole messages, then a count of the ones left out; long names are cut. */
+TEST(test_many_errors) {
+        char text[8192] = "[Fill]\n", key[400];
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        size_t n = strlen(text);
+
+        for (int i = 0; i < 200; i++)
+                n += (size_t) snprintf(text + n, sizeof(text) - n, "Mod%d=x\n", i);
+        CHECK(parse(&c, text, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "test.conf:2: unknown key 'Mod0'");
+        CHECK(strstr(e.msg, " more") && strstr(e.msg, "\n... and "));
+        /* every line before the count is a whole message */
+        for (const char *l = e.msg; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+                CHECK(strncmp(l, "test.conf:", 10) == 0 || strncmp(l, "... and ", 8) == 0);
+
+        memset(key, 'k', sizeof(key) - 1);
+        key[sizeof(key) - 1] = 0;
+        (void) snprintf(text, sizeof(text), "[Fill]\n%s=1\n[Pool]\nPageSize=2M\nAmount=abc\n", key);
+        CHECK(parse(&c, text, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "test.conf:5: Amount=abc");
+        CHECK(strlen(e.msg) < 600);
 }
 
 TEST(test_bom) {
@@ -158,6 +199,8 @@ int main(void) {
         RUN(test_merge);
         RUN(test_did_you_mean);
         RUN(test_all_errors);
+        RUN(test_errors_do_not_cascade);
+        RUN(test_many_errors);
         RUN(test_bom);
         RUN(test_root_in_messages);
         return 0;
