@@ -271,17 +271,25 @@ static int release(int rootfd) {
 
         for (size_t i = 0; i < arg_n_release; i++) {
                 char path[PATH_MAX];
-                int r = reserve_release(rootfd, arg_release[i], path, sizeof(path));
+                struct error e = {};
+                int r = reserve_release(rootfd, arg_release[i], path, sizeof(path), &e);
 
-                if (r < 0) {
+                if (r == -EPERM) {
+                        log_error("Cannot release '%s': %s", arg_release[i], e.msg);
+                        ret = EXIT_FAIL;
+                } else if (r < 0) {
                         log_error_errno(r, "Cannot release '%s': %m", arg_release[i]);
                         ret = EXIT_FAIL;
                 } else if (r == 0) {
                         log_error("No reservation '%s'", arg_release[i]);
                         ret = EXIT_FAIL;
-                } else if (log_get_max_level() >= LOG_INFO)
-                        printf("%s: released %s; its pages go back to the pool once no process maps it\n",
-                               arg_release[i], path);
+                } else {
+                        if (*e.msg)
+                                log_warning("%s: %s, left alone", arg_release[i], e.msg);
+                        if (log_get_max_level() >= LOG_INFO)
+                                printf("%s: released %s; its pages go back to the pool once no process maps it\n",
+                                       arg_release[i], path);
+                }
         }
         return ret;
 }

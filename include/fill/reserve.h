@@ -7,12 +7,14 @@
 
 #include "fill/fill_fault.h"
 #include "plan/plan.h"
+#include "util/error.h"
 
 #define RESERVE_DIR "hpfilld"
 
 struct reserve_run {
         const struct plan_reserve *plan;
         char mount[PATH_MAX];   /* hugetlbfs mount for the page size */
+        int mountfd;            /* that mount, verified: hugetlbfs of the page size */
         char path[PATH_MAX];    /* MOUNT/hpfilld/NAME */
         struct fault_pool fault;
         uint64_t faulted;
@@ -24,9 +26,11 @@ struct reserve_run {
         char error_what[PATH_MAX + 64];
 };
 
-/* Finds the hugetlbfs mount of every reservation; no change to anything. A reservation without
- * one gets its error (reported, and skipped; the pools are filled all the same: an initramfs has
- * no hugetlbfs mount). Returns how many have none. */
+/* Finds the hugetlbfs mount of every reservation and checks it (hugetlbfs of the page size;
+ * MOUNT/hpfilld, if there, root's and writable by no one else); no change to anything. A
+ * reservation without a mount, or with one that fails the checks, gets its error (reported,
+ * and skipped; the pools are filled all the same: an initramfs has no hugetlbfs mount).
+ * Returns how many have an error. */
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs);
 /* Creates each file afresh (a reservation is only ever handed out freshly zeroed: an old file
  * of the same name is removed first), sizes it, owner/group/mode as planned, and faults its
@@ -35,5 +39,7 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
  * a VM may map it. */
 int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs, bool keep_existing);
 void reserve_runs_done(struct reserve_run *runs, size_t n);
-/* Removes reservation @name from every hugetlbfs mount that has it: 1 removed, 0 none. */
-int reserve_release(int rootfd, const char *name, char *ret_path, size_t size);
+/* Removes reservation @name from every hugetlbfs mount that has it, in MOUNT/hpfilld
+ * directories that pass reserve_dir_open()'s checks only: 1 removed, 0 none. A directory or
+ * file refused is said in @e (-EPERM when nothing was removed). */
+int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e);

@@ -15,10 +15,33 @@
 #include "util/macro.h"
 #include "kernel/mounts.h"
 #include "fill/reserve.h"
+#include "fill/reserve_dir.h"
+
+/* The mount found, and checked: hugetlbfs of the page size, and MOUNT/hpfilld, where there
+ * already, fit to hold root's files (created only when the reservation is made). */
+static int check_mount(struct reserve_run *rr) {
+        _cleanup_(closep) int dirfd = -1;
+        struct error e = {};
+        int r;
+
+        r = reserve_mount_open(rr->mount, rr->plan->pool.page_size, &rr->mountfd, &e);
+        if (r >= 0) {
+                r = reserve_dir_open(rr->mountfd, rr->mount, false, &dirfd, &e);
+                if (r == -ENOENT)
+                        r = 0;
+        }
+        if (r < 0) {
+                rr->error = r;
+                (void) snprintf(rr->error_what, sizeof(rr->error_what), "%s", e.msg);
+        }
+        return r;
+}
 
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs) {
         int missing = 0;
 
+        for (size_t i = 0; i < p->n_reserves; i++)
+                runs[i].mountfd = -1;
         for (size_t i = 0; i < p->n_reserves; i++) {
                 struct reserve_run *rr = &runs[i];
                 char name[32];
@@ -29,6 +52,8 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                 if (r >= 0) {
                         (void) snprintf(rr->path, sizeof(rr->path), "%s/" RESERVE_DIR "/%s", rr->mount,
                                         p->reserves[i].name);
+                        if (check_mount(rr) < 0)
+                                missing++;
                         continue;
                 }
                 rr->error = r;
@@ -52,38 +77,43 @@ static int fail(struct reserve_run *r, int error, const char *what) {
         return error;
 }
 
-/* The file, new: an old one of the same name is unlinked first (a VM that still maps it keeps
- * its pages; they go back to the pool when it lets go). */
-static int create_file(struct reserve_run *r) {
+/* The file, new, in the verified directory @dirfd: an old one of the same name is unlinked
+ * first (a VM that still maps it keeps its pages; they go back to the pool when it lets go). */
+static int create_file(struct reserve_run *r, int dirfd) {
         const struct plan_reserve *pr = r->plan;
-        char dir[PATH_MAX + 16];
         int fd;
 
-        (void) snprintf(dir, sizeof(dir), "%s/" RESERVE_DIR, r->mount);
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return fail(r, -errno, dir);
-        if (unlink(r->path) < 0 && errno != ENOENT)
+        if (unlinkat(dirfd, pr->name, 0) < 0 && errno != ENOENT)
                 return fail(r, -errno, r->path);
         /* created 0600 root, then handed over: never readable by others while being prepared */
-        fd = open(r->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = openat(dirfd, pr->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return fail(r, -errno, r->path);
-        if (ftruncate(fd, (off_t) (pr->pool.target_total * pr->pool.page_size)) < 0) {
+        if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t) (pr->pool.target_total * pr->pool.page_size)) < 0) {
                 int error = -errno;
 
                 (void) close(fd);
-                (void) unlink(r->path);
+                (void) unlinkat(dirfd, pr->name, 0);
                 return fail(r, error, r->path);
         }
         return fd;
 }
 
-/* A file of the planned size at the path, made by an earlier fill of this daemon. */
-static bool reservation_is_there(const struct reserve_run *rr) {
+/* A file of the planned size in @dirfd, made by an earlier fill of this daemon. */
+static bool reservation_is_there(const struct reserve_run *rr, int dirfd) {
         struct stat st;
 
-        return stat(rr->path, &st) >= 0 && S_ISREG(st.st_mode) &&
+        return fstatat(dirfd, rr->plan->name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISREG(st.st_mode) &&
                (uint64_t) st.st_size == rr->plan->pool.target_total * rr->plan->pool.page_size;
+}
+
+/* MOUNT/hpfilld, made now where it is not there yet, and checked again on its descriptor. */
+static int open_dir(struct reserve_run *rr) {
+        struct error e = {};
+        int fd, r;
+
+        r = reserve_dir_open(rr->mountfd, rr->mount, true, &fd, &e);
+        return r < 0 ? fail(rr, r, e.msg) : fd;
 }
 
 int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs, bool keep_existing) {
@@ -93,18 +123,21 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 struct reserve_run *rr = &runs[i];
                 _cleanup_(freep) struct fault_worker *workers = NULL;
                 _cleanup_(freep) struct task *jobs = NULL;
-                _cleanup_(closep) int fd = -1;
+                _cleanup_(closep) int fd = -1, dirfd = -1;
                 uint64_t t0 = now_ns();
                 size_t n = 0;
 
                 if (rr->error) /* no mount: said by reserve_locate() */
                         continue;
-                if (keep_existing && reservation_is_there(rr)) {
+                dirfd = open_dir(rr);
+                if (dirfd < 0)
+                        continue;
+                if (keep_existing && reservation_is_there(rr, dirfd)) {
                         rr->kept = true;
                         rr->faulted = rr->plan->pool.target_total;
                         continue;
                 }
-                fd = create_file(rr);
+                fd = create_file(rr, dirfd);
                 if (fd < 0)
                         continue;
                 r = fault_pool_prepare_file(&rr->fault, shared, &rr->plan->pool, fd);
@@ -138,7 +171,7 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                         fail(rr, r, "executor");
                 if (rr->faulted < rr->plan->pool.target_total || rr->error) {
                         /* Half a reservation is not one: its pages go back to the pool. */
-                        (void) unlink(rr->path);
+                        (void) unlinkat(dirfd, rr->plan->name, 0);
                         continue;
                 }
                 /* Group first, then the mode while the file is still ours (CAP_FOWNER is gone),
@@ -147,15 +180,18 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 if (fchown(fd, (uid_t) -1, rr->plan->gid) < 0 || fchmod(fd, rr->plan->mode) < 0 ||
                     fchown(fd, rr->plan->uid, (gid_t) -1) < 0) {
                         fail(rr, -errno, rr->path);
-                        (void) unlink(rr->path);
+                        (void) unlinkat(dirfd, rr->plan->name, 0);
                 }
         }
         return 0;
 }
 
 void reserve_runs_done(struct reserve_run *runs, size_t n) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 fault_pool_done(&runs[i].fault);
+                closep(&runs[i].mountfd);
+                runs[i].mountfd = -1;
+        }
 }
 
 struct release {
@@ -163,30 +199,55 @@ struct release {
         char *ret_path;
         size_t size;
         int found;
+        int refused;
+        struct error *e;
 };
 
+static int refuse(struct release *rl, const struct error *why) {
+        if (!rl->refused++ && rl->e)
+                *rl->e = *why;
+        return 0;
+}
+
+/* In the MOUNT/hpfilld of one mount, if it passes the checks: the file, if a regular one. */
 static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         struct release *rl = userdata;
-        char path[PATH_MAX + 128];
+        _cleanup_(closep) int mountfd = -1, dirfd = -1;
+        struct error e = {};
+        struct stat st;
+        int r;
 
-        (void) page_size;
-        (void) snprintf(path, sizeof(path), "%s/" RESERVE_DIR "/%s", dir, rl->name);
-        if (unlink(path) < 0)
+        r = reserve_mount_open(dir, page_size, &mountfd, &e);
+        if (r >= 0)
+                r = reserve_dir_open(mountfd, dir, false, &dirfd, &e);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return refuse(rl, &e);
+        if (fstatat(dirfd, rl->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
-        if (!rl->found && strlen(path) < rl->size)
-                memcpy(rl->ret_path, path, strlen(path) + 1);
+        if (!S_ISREG(st.st_mode)) {
+                (void) error_set(&e, -EPERM, "%s/" RESERVE_DIR "/%s is not a regular file: refused", dir, rl->name);
+                return refuse(rl, &e);
+        }
+        if (unlinkat(dirfd, rl->name, 0) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!rl->found)
+                (void) snprintf(rl->ret_path, rl->size, "%s/" RESERVE_DIR "/%s", dir, rl->name);
         rl->found = 1;
         return 0;
 }
 
-int reserve_release(int rootfd, const char *name, char *ret_path, size_t size) {
+int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e) {
         _cleanup_(freep) char *mounts = NULL;
-        struct release rl = { name, ret_path, size, 0 };
+        struct release rl = { name, ret_path, size, 0, 0, e };
         int r;
 
         r = read_full_file_at(rootfd, "proc/self/mounts", 1024 * 1024, &mounts, NULL);
         if (r < 0)
                 return r;
         r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);
-        return r < 0 ? r : rl.found;
+        if (r < 0)
+                return r;
+        return rl.found ? 1 : rl.refused ? -EPERM : 0;
 }
