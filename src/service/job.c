@@ -11,6 +11,7 @@
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/sanitize.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
@@ -22,7 +23,12 @@
 static void summary_add(struct job *j, const char *line) {
         size_t n = strlen(j->summary);
 
-        (void) snprintf(j->summary + n, sizeof(j->summary) - n, "%s%s", n ? "; " : "", line);
+        if (n && n + 2 < sizeof(j->summary)) {
+                memcpy(j->summary + n, "; ", 3);
+                n += 2;
+        }
+        /* STATUS= and the record take it: one line, whatever a path in it holds */
+        escape_controls(j->summary + n, sizeof(j->summary) - n, line);
 }
 
 static int read_all_counts(int rootfd, const struct topology *t, struct pool_counts **ret) {
@@ -130,8 +136,12 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, " at %s", r->path);
                 }
                 summary_add(j, line);
-                if (j->report && log_get_max_level() >= LOG_INFO)
-                        fprintf(j->report, "%s\n", line);
+                if (j->report && log_get_max_level() >= LOG_INFO) {
+                        char shown[sizeof(line)];
+
+                        escape_controls(shown, sizeof(shown), line);
+                        fprintf(j->report, "%s\n", shown);
+                }
                 *failed |= r->error != 0;
                 *short_ |= !r->error && !r->interrupted && r->faulted < pp->target_total;
         }
