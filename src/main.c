@@ -297,7 +297,7 @@ static int release(int rootfd) {
 /* Configuration files, then the kernel command line, then the command line on top: --pool
  * replaces every [Pool]. Called again on every reload. */
 static int load_config(int rootfd, struct config *c) {
-        char cmdline[4096];
+        _cleanup_(freep) char *cmdline = NULL;
         struct error e = {};
         int r;
 
@@ -307,7 +307,13 @@ static int load_config(int rootfd, struct config *c) {
                 r = config_load_default(c, rootfd, &e);
         if (r < 0)
                 return log_error_errno(r, "%s", e.msg);
-        if (read_line_at(rootfd, "proc/cmdline", cmdline, sizeof(cmdline)) >= 0) {
+        /* read whole: with bootconfig it can be longer than a page, and hpfilld.pool= at its end */
+        r = read_text_line_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline);
+        if (r == -EFBIG)
+                return log_error_errno(r, "/proc/cmdline: longer than %d bytes", FILEIO_LINE_MAX);
+        if (r < 0 && r != -ENOENT)
+                return log_error_errno(r, "/proc/cmdline: cannot read: %m");
+        if (r >= 0) {
                 r = cmdline_apply(cmdline, c, &e);
                 if (r < 0)
                         return log_error_errno(r, "%s", e.msg);

@@ -63,7 +63,7 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                                         "no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
                                         name, name);
                 else
-                        (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot find the hugetlbfs mounts");
+                        (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot read the mount table (/proc/self/mounts)");
                 missing++;
         }
         return missing;
@@ -243,7 +243,7 @@ int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, s
         struct release rl = { name, ret_path, size, 0, 0, e };
         int r;
 
-        r = read_full_file_at(rootfd, "proc/self/mounts", 1024 * 1024, &mounts, NULL);
+        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
         if (r < 0)
                 return r;
         r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);

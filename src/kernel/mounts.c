@@ -182,7 +182,7 @@ int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, si
 #else
         (void) host;
 #endif
-        r = read_full_file_at(rootfd, "proc/self/mounts", 1024 * 1024, &mounts, NULL);
+        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
         if (r < 0)
                 return r;
         /* a mount without pagesize= has the default size, Hugepagesize: in meminfo */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fake-root.h"
 #include "kernel/mounts.h"
 #include "test.h"
 
@@ -98,9 +99,29 @@ TEST(test_odd_lines) {
         CHECK_EQ(hugetlbfs_count("x\n\nnone /a hugetlbfs rw 0 0\nnone /b\\012 hugetlbfs rw 0 0\nnone /c hugetlbfs rw 0 0"), 2);
 }
 
+/* A mount table of 2 MiB (a Kubernetes node's thousands of mounts), read below a fake root. */
+TEST(test_big_table) {
+        struct fake_root r;
+        char *table = malloc(3 << 20), path[256];
+        size_t n = 0;
+
+        CHECK(table);
+        while (n < (2u << 20))
+                n += (size_t) sprintf(table + n, "tmpfs /var/lib/kubelet/pods/%08zx/volumes tmpfs rw,relatime 0 0\n", n);
+        (void) sprintf(table + n, "none /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n");
+        fake_root_new(&r);
+        fake_write(&r, "proc/self/mounts", table);
+        fake_write(&r, "proc/meminfo", "Hugepagesize:       2048 kB\n");
+        CHECK_EQ(hugetlbfs_mount_for(r.fd, false, 2 * MB, path, sizeof(path)), 0);
+        CHECK(strcmp(path, "/dev/hugepages") == 0);
+        fake_root_free(&r);
+        free(table);
+}
+
 int main(void) {
         RUN(test_find);
         RUN(test_forged_long_path);
         RUN(test_odd_lines);
+        RUN(test_big_table);
         return 0;
 }
