@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "plan/advise.h"
 #include "fill/fill.h"
 #include "service/job.h"
@@ -97,7 +98,9 @@ static void tick_progress(void *userdata) {
                 p->job->progress(&st, p->job->userdata);
 }
 
-/* Test-suite knobs (hpfilld(8), ENVIRONMENT): not for production. */
+#if HAVE_TEST_HOOKS
+/* Test-suite knobs (hpfilld(8), ENVIRONMENT), compiled into -Dtest-hooks=true builds only: the
+ * installed daemon reads no HPFILLD_TEST_* variable. */
 static uint64_t test_env(const char *name, uint64_t def) {
         const char *s = getenv(name);
         uint64_t v;
@@ -110,6 +113,18 @@ static uint64_t test_env(const char *name, uint64_t def) {
         }
         return v;
 }
+
+static void test_hooks(struct fill_shared *s) {
+        s->step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0);
+        s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
+        s->pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO");
+        s->pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0);
+}
+#else
+static void test_hooks(struct fill_shared *s) {
+        (void) s;
+}
+#endif
 
 static void report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
         for (size_t i = 0; i < n; i++) {
@@ -176,10 +191,6 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .stop = j->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
                 .drop_caches = p->drop_caches,
-                .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
-                .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
-                .pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO"),
-                .pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0),
                 /* progress to report: the daemon's STATUS=, debug lines */
                 .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? tick_progress : NULL,
                 .tick_ms = JOB_TICK_MS,
@@ -190,6 +201,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         bool failed = false, interrupted = false, short_ = false;
         int r;
 
+        test_hooks(&shared);
         runs = calloc(p->n_pools + 1, sizeof(*runs));
         shorts = calloc(p->n_pools + 1, sizeof(*shorts));
         after = calloc(t->n_nodes + 1, sizeof(*after));

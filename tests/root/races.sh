@@ -5,6 +5,7 @@
 # overcommit value ends as the admin left it, the report is true, the exit status the
 # documented one. Mid-fill by construction: test hooks in hpfilld (hpfilld(8), ENVIRONMENT).
 . "$(dirname "$0")/lib.sh"
+[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
