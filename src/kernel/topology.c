@@ -134,7 +134,9 @@ static int read_page_sizes(int rootfd, struct topology *t, struct error *e) {
                         continue;
                 memcpy(num, de->d_name + 10, len - 2);
                 num[len - 2] = 0;
-                if (parse_u64(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
+                /* hugetlb_sysfs_add_hstate() names them "hugepages-%lukB": no leading zero, so
+                 * no two names for one size */
+                if (num[0] == '0' || parse_u64(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
                         continue;
                 sizes = realloc(t->page_sizes, (t->n_page_sizes + 1) * sizeof(*sizes));
                 if (!sizes)
