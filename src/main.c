@@ -311,33 +311,6 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
         return 1;
 }
 
-/* Owner= and Group= of a reservation: a name, or a number. */
-static int resolve_owner(struct reserve_spec *rs, struct error *e) {
-        uint64_t id;
-
-        if (*rs->owner) {
-                struct passwd *pw = getpwnam(rs->owner);
-
-                if (pw)
-                        rs->uid = pw->pw_uid;
-                else if (parse_u64(rs->owner, &id) >= 0 && id < UINT32_MAX)
-                        rs->uid = (unsigned) id;
-                else
-                        return error_set(e, -ESRCH, "%s: no user '%s'", rs->origin, rs->owner);
-        }
-        if (*rs->group) {
-                struct group *gr = getgrnam(rs->group);
-
-                if (gr)
-                        rs->gid = gr->gr_gid;
-                else if (parse_u64(rs->group, &id) >= 0 && id < UINT32_MAX)
-                        rs->gid = (unsigned) id;
-                else
-                        return error_set(e, -ESRCH, "%s: no group '%s'", rs->origin, rs->group);
-        }
-        return 0;
-}
-
 static int release(int rootfd, const struct options *o) {
         int ret = EXIT_OK;
 
@@ -419,12 +392,11 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         r = apply_cli(&o->cli, c);
         if (r < 0)
                 return error_set(e, r, "Out of memory");
-        for (size_t i = 0; i < c->n_reserves; i++) {
-                r = resolve_owner(&c->reserves[i], e);
-                if (r < 0)
-                        return r;
-        }
         return 0;
+}
+
+static bool owner_is_root(const char *name) {
+        return !*name || strcmp(name, "root") == 0 || strcmp(name, "0") == 0;
 }
 
 /* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner. Writing
@@ -433,8 +405,10 @@ static int drop_privileges(const struct options *o, const struct config *c) {
         uint64_t keep = 0, eff;
         int r;
 
+        /* Owner= and Group= are resolved only when the reservation is made: any that may be
+         * another than root keeps it */
         for (size_t i = 0; i < c->n_reserves; i++)
-                if (c->reserves[i].uid != 0 || c->reserves[i].gid != 0)
+                if (!owner_is_root(c->reserves[i].owner) || !owner_is_root(c->reserves[i].group))
                         keep |= UINT64_C(1) << CAP_CHOWN;
         /* the daemon runs for the life of the machine: its bounding set goes too */
         r = caps_drop_all_but(keep, !o->once);

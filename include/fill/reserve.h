@@ -4,6 +4,7 @@
 #pragma once
 
 #include <limits.h>
+#include <sys/types.h>
 
 #include "fill/fill_fault.h"
 #include "plan/plan.h"
@@ -15,6 +16,8 @@ struct reserve_run {
         const struct plan_reserve *plan;
         char mount[PATH_MAX];   /* hugetlbfs mount for the page size */
         int mountfd;            /* that mount, verified: hugetlbfs of the page size */
+        uid_t uid;              /* Owner= and Group=, resolved by reserve_locate() */
+        gid_t gid;
         char path[PATH_MAX];    /* MOUNT/hpfilld/NAME */
         struct fault_pool fault;
         uint64_t faulted;
@@ -26,7 +29,9 @@ struct reserve_run {
         char error_what[PATH_MAX + 64];
 };
 
-/* Finds the hugetlbfs mount of every reservation and checks it (hugetlbfs of the page size;
+/* Resolves each reservation's Owner= and Group= (now, not when the configuration was read:
+ * in an initramfs, or before NSS is up, a name may not resolve; that fails that reservation
+ * only). Finds the hugetlbfs mount of every reservation and checks it (hugetlbfs of the page size;
  * MOUNT/hpfilld, if there, root's and writable by no one else); no change to anything. A
  * reservation without a mount, or with one that fails the checks, gets its error (reported,
  * and skipped; the pools are filled all the same: an initramfs has no hugetlbfs mount).

@@ -50,7 +50,8 @@ struct plan_pool {
 /* A reservation: its pages per node (targets, from nothing), faulted by the fault workers. */
 struct plan_reserve {
         char name[64];
-        unsigned uid, gid, mode;
+        char owner[64], group[64]; /* names or ids, resolved when the reservation is made */
+        unsigned mode;
         struct plan_pool pool;
 };
 

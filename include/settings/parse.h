@@ -45,7 +45,6 @@ struct reserve_spec {
         char owner[64];     /* user name or uid; empty: root */
         char group[64];     /* group name or gid; empty: root */
         unsigned mode;      /* file mode, default 0600 */
-        unsigned uid, gid;  /* owner and group, resolved at the edge (main) */
         char origin[160];
 };
 

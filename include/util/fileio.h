@@ -5,8 +5,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Reads a whole regular file (or sysfs attribute) of at most @max bytes; NUL-terminates it. */
+/* Generous caps for files without a fixed size: the kernel command line (bootconfig makes it
+ * long), node and CPU lists, and the mount table (a Kubernetes node has thousands of mounts). */
+#define FILEIO_LINE_MAX (1024 * 1024)
+#define FILEIO_MOUNTS_MAX (64 * 1024 * 1024)
+
+/* Reads what is left of @fd, at most @max bytes (-EFBIG beyond); NUL-terminates it. */
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
+/* Reads a whole regular file (or sysfs attribute) of at most @max bytes; NUL-terminates it.
+ * Opened non-blocking: a FIFO or device is -EBADFD, never waited on. */
 int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* A one-line file of any length up to @max, without its trailing newline: -EBADMSG if it holds
+ * a NUL or a second line. */
+int read_text_line_at(int dirfd, const char *path, size_t max, char **ret);
 /* Reads a short one-line file into @buf without its trailing newline. -EBADMSG if longer than @size - 1. */
 int read_line_at(int dirfd, const char *path, char *buf, size_t size);
 /* A decimal counter, as sysfs prints them: digits and one optional newline, nothing else (-EBADMSG). */

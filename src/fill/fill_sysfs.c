@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "fill/fill_sysfs.h"
@@ -97,6 +98,7 @@ static void record_error(struct sysfs_fill *f, int r, unsigned node, const char 
         (void) pool_path(f->error_path, sizeof(f->error_path), f->shared->t, node, f->pool->page_size, file);
 }
 
+#if HAVE_TEST_HOOKS
 /* Test hook: a rendezvous on a FIFO, so a test can change the host mid-fill and let it go on. */
 static void pause_on_fifo(const char *fifo) {
         char buf[16];
@@ -115,9 +117,12 @@ static void pause_on_fifo(const char *fifo) {
         }
 }
 
+#endif
+
 void fill_count_step(struct fill_shared *s) {
         uint64_t n = atomic_fetch_add(&s->steps, 1) + 1;
 
+#if HAVE_TEST_HOOKS
         if (s->pause_fifo && n == s->pause_after)
                 pause_on_fifo(s->pause_fifo);
 
@@ -126,6 +131,9 @@ void fill_count_step(struct fill_shared *s) {
                 (void) kill(getpid(), SIGINT);
                 stop_wait(s->stop);
         }
+#else
+        (void) n;
+#endif
 }
 
 /* Moves node @i of the pool towards its target in steps. Returns 0, or a negative errno. Sets

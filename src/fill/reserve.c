@@ -3,6 +3,8 @@
  * manager maps (QEMU: memory-backend-file,mem-path=FILE,share=on) and starts without zeroing. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "fill/executor.h"
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "util/number.h"
 #include "kernel/mounts.h"
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
@@ -37,6 +40,44 @@ static int check_mount(struct reserve_run *rr) {
         return r;
 }
 
+/* Owner= and Group=: a name, or a number. */
+static int resolve_owner(struct reserve_run *rr) {
+        const struct plan_reserve *pr = rr->plan;
+        uint64_t id;
+
+        rr->uid = 0;
+        rr->gid = 0;
+        if (*pr->owner) {
+                struct passwd *pw = getpwnam(pr->owner);
+
+                if (pw)
+                        rr->uid = pw->pw_uid;
+                else if (parse_u64(pr->owner, &id) >= 0 && id < UINT32_MAX)
+                        rr->uid = (uid_t) id;
+                else
+                        goto no_user;
+        }
+        if (*pr->group) {
+                struct group *gr = getgrnam(pr->group);
+
+                if (gr)
+                        rr->gid = gr->gr_gid;
+                else if (parse_u64(pr->group, &id) >= 0 && id < UINT32_MAX)
+                        rr->gid = (gid_t) id;
+                else
+                        goto no_group;
+        }
+        return 0;
+no_user:
+        rr->error = -ESRCH;
+        (void) snprintf(rr->error_what, sizeof(rr->error_what), "Owner=%s: no such user", pr->owner);
+        return -ESRCH;
+no_group:
+        rr->error = -ESRCH;
+        (void) snprintf(rr->error_what, sizeof(rr->error_what), "Group=%s: no such group", pr->group);
+        return -ESRCH;
+}
+
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs) {
         int missing = 0;
 
@@ -48,6 +89,10 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                 int r;
 
                 rr->plan = &p->reserves[i];
+                if (resolve_owner(rr) < 0) {
+                        missing++;
+                        continue;
+                }
                 r = hugetlbfs_mount_for(rootfd, host, p->reserves[i].pool.page_size, rr->mount, sizeof(rr->mount));
                 if (r >= 0) {
                         (void) snprintf(rr->path, sizeof(rr->path), "%s/" RESERVE_DIR "/%s", rr->mount,
@@ -63,7 +108,7 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                                         "no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
                                         name, name);
                 else
-                        (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot find the hugetlbfs mounts");
+                        (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot read the mount table (/proc/self/mounts)");
                 missing++;
         }
         return missing;
@@ -177,8 +222,8 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 /* Group first, then the mode while the file is still ours (CAP_FOWNER is gone),
                  * then the owner (CAP_CHOWN is kept for this): at no point can anyone but root
                  * and the intended owner and group open it. */
-                if (fchown(fd, (uid_t) -1, rr->plan->gid) < 0 || fchmod(fd, rr->plan->mode) < 0 ||
-                    fchown(fd, rr->plan->uid, (gid_t) -1) < 0) {
+                if (fchown(fd, (uid_t) -1, rr->gid) < 0 || fchmod(fd, rr->plan->mode) < 0 ||
+                    fchown(fd, rr->uid, (gid_t) -1) < 0) {
                         fail(rr, -errno, rr->path);
                         (void) unlinkat(dirfd, rr->plan->name, 0);
                 }
@@ -243,7 +288,7 @@ int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, s
         struct release rl = { name, ret_path, size, 0, 0, e };
         int r;
 
-        r = read_full_file_at(rootfd, "proc/self/mounts", 1024 * 1024, &mounts, NULL);
+        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
         if (r < 0)
                 return r;
         r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);

@@ -54,10 +54,10 @@ static bool config_default_on(int rootfd) {
 }
 
 void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret) {
-        char cmdline[4096];
+        _cleanup_(freep) char *cmdline = NULL;
         int v = -1;
 
-        if (read_line_at(rootfd, "proc/cmdline", cmdline, sizeof(cmdline)) >= 0)
+        if (read_text_line_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline) >= 0)
                 v = cmdline_init_on_alloc(cmdline);
         if (v >= 0) {
                 ret->init_on_alloc = v;

@@ -12,47 +12,92 @@
 #include "kernel/mounts.h"
 #include "util/number.h"
 
-/* Undoes the octal escapes (\040 for a space) of a mounts field, in place. */
-static void unescape(char *s) {
+/* Undoes the octal escapes of a mounts field in place: show_vfsmnt() (fs/proc_namespace.c)
+ * writes space, tab, newline and backslash as \ooo (seq_escape()). Anything else odd, a
+ * backslash without three octal digits, \000, or a control character raw or decoded, and the
+ * field is refused: hpfilld takes no mount it cannot name on one line. */
+static int unescape_field(char *s) {
         char *w = s;
 
         for (char *r = s; *r; r++) {
-                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
-                    r[3] <= '7') {
-                        *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+                unsigned char c = (unsigned char) *r;
+
+                if (c == '\\') {
+                        if (r[1] < '0' || r[1] > '3' || r[2] < '0' || r[2] > '7' || r[3] < '0' || r[3] > '7')
+                                return -EBADMSG;
+                        c = (unsigned char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
                         r += 3;
-                } else
-                        *w++ = *r;
+                }
+                if (c < 0x20 || c == 0x7f)
+                        return -EBADMSG;
+                *w++ = (char) c;
         }
         *w = 0;
+        return 0;
+}
+
+/* One line: exactly six fields split on single spaces, none empty, escapes undone; the path
+ * absolute. No length limit: a path of any length is one field (a fixed-width scanf would
+ * read the tail of a long FUSE path as the next field). */
+static int parse_mount_line(char *line, char **ret_dir, char **ret_type, char **ret_opts) {
+        char *field[6];
+        size_t n = 0;
+
+        for (char *p = line;; p++) {
+                if (n == ELEMENTSOF(field))
+                        return -EBADMSG;
+                field[n++] = p;
+                p = strchr(p, ' ');
+                if (!p)
+                        break;
+                *p = 0;
+        }
+        if (n != ELEMENTSOF(field))
+                return -EBADMSG;
+        for (size_t i = 0; i < n; i++)
+                if (!*field[i] || unescape_field(field[i]) < 0)
+                        return -EBADMSG;
+        if (field[1][0] != '/')
+                return -EBADMSG;
+        *ret_dir = field[1];
+        *ret_type = field[2];
+        *ret_opts = field[3];
+        return 0;
+}
+
+/* pagesize= among the options (comma separated), or @def without one; -EBADMSG if unreadable. */
+static int opts_page_size(char *opts, uint64_t def, uint64_t *ret) {
+        char *save = NULL;
+
+        *ret = def;
+        for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+                if (strncmp(o, "pagesize=", strlen("pagesize=")) == 0 &&
+                    parse_page_size(o + strlen("pagesize="), ret, NULL) < 0)
+                        return -EBADMSG;
+        return 0;
 }
 
 int mounts_foreach_hugetlbfs(const char *mounts, uint64_t default_page_size,
                              int (*cb)(const char *dir, uint64_t page_size, void *userdata), void *userdata) {
         _cleanup_(freep) char *copy = strdup(mounts);
-        char *save = NULL;
+        char *line, *next;
 
         if (!copy)
                 return -ENOMEM;
-        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char dev[256], dir[4096], type[64], opts[1024];
-                uint64_t size_here = default_page_size;
-                char *o;
+        for (line = copy; *line; line = next) {
+                char *dir, *type, *opts;
+                uint64_t size_here;
                 int r;
 
-                if (sscanf(line, "%255s %4095s %63s %1023s", dev, dir, type, opts) != 4 ||
-                    strcmp(type, "hugetlbfs") != 0)
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                else
+                        next = line + strlen(line);
+                /* a line that is not as the kernel writes them is no mount of ours */
+                if (parse_mount_line(line, &dir, &type, &opts) < 0 || strcmp(type, "hugetlbfs") != 0 ||
+                    opts_page_size(opts, default_page_size, &size_here) < 0)
                         continue;
-                o = strstr(opts, "pagesize=");
-                if (o && (o == opts || o[-1] == ',')) {
-                        char *end = strchr(o, ',');
-
-                        if (end)
-                                *end = 0;
-                        if (parse_page_size(o + strlen("pagesize="), &size_here, NULL) < 0)
-                                continue;
-                }
-                unescape(dir);
                 r = cb(dir, size_here, userdata);
                 if (r != 0)
                         return r;
@@ -137,7 +182,7 @@ int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, si
 #else
         (void) host;
 #endif
-        r = read_full_file_at(rootfd, "proc/self/mounts", 1024 * 1024, &mounts, NULL);
+        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
         if (r < 0)
                 return r;
         /* a mount without pagesize= has the default size, Hugepagesize: in meminfo */

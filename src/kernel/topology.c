@@ -15,13 +15,26 @@
 #define NODE_DIR "sys/devices/system/node"
 #define HUGEPAGES_DIR "sys/kernel/mm/hugepages"
 
+/* A one-line list file read whole (a cpulist of thousands of CPUs is longer than a page). */
+static int read_list_at(int rootfd, const char *path, char **ret, struct error *e) {
+        int r = read_text_line_at(rootfd, path, FILEIO_LINE_MAX, ret);
+
+        if (r == -EFBIG)
+                return error_set(e, r, "/%s: longer than %d bytes", path, FILEIO_LINE_MAX);
+        if (r < 0 && r != -ENOENT)
+                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+        return r;
+}
+
 static int read_idlist_at(int rootfd, const char *path, unsigned **ret, size_t *ret_n, struct error *e) {
-        char buf[4096];
+        _cleanup_(freep) char *buf = NULL;
         int r;
 
-        r = read_line_at(rootfd, path, buf, sizeof(buf));
-        if (r < 0)
+        r = read_list_at(rootfd, path, &buf, e);
+        if (r == -ENOENT)
                 return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+        if (r < 0)
+                return r;
         r = idlist_parse(buf, ret, ret_n);
         if (r < 0)
                 return error_set(e, r, "/%s: '%s' is not an id list", path, buf);
@@ -61,15 +74,17 @@ static int read_meminfo_field(int rootfd, const char *path, const char *key, uin
 }
 
 static int read_distances(int rootfd, struct topology *t, struct topo_node *n, struct error *e) {
-        char path[128], buf[4096], *p = buf;
+        _cleanup_(freep) char *buf = NULL;
+        char path[128], *p;
         int r;
 
         (void) snprintf(path, sizeof(path), NODE_DIR "/node%u/distance", n->id);
-        r = read_line_at(rootfd, path, buf, sizeof(buf));
+        r = read_list_at(rootfd, path, &buf, e);
         if (r == -ENOENT)
                 return 0; /* optional: without it the nearest node is the lowest id with CPUs */
         if (r < 0)
-                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+                return r;
+        p = buf;
         n->distance = calloc(t->n_nodes, sizeof(*n->distance));
         if (!n->distance)
                 return -ENOMEM;
@@ -119,7 +134,9 @@ static int read_page_sizes(int rootfd, struct topology *t, struct error *e) {
                         continue;
                 memcpy(num, de->d_name + 10, len - 2);
                 num[len - 2] = 0;
-                if (parse_u64(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
+                /* hugetlb_sysfs_add_hstate() names them "hugepages-%lukB": no leading zero, so
+                 * no two names for one size */
+                if (num[0] == '0' || parse_u64(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
                         continue;
                 sizes = realloc(t->page_sizes, (t->n_page_sizes + 1) * sizeof(*sizes));
                 if (!sizes)

@@ -229,8 +229,8 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
         int r;
 
         memcpy(pr->name, rs->name, sizeof(pr->name));
-        pr->uid = rs->uid;
-        pr->gid = rs->gid;
+        memcpy(pr->owner, rs->owner, sizeof(pr->owner));
+        memcpy(pr->group, rs->group, sizeof(pr->group));
         pr->mode = rs->mode;
         memcpy(spec.origin, rs->origin, sizeof(spec.origin));
         *p = (struct plan_pool) { .page_size = rs->page_size };

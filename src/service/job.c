@@ -5,12 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "plan/advise.h"
 #include "fill/fill.h"
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/sanitize.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
@@ -22,7 +24,12 @@
 static void summary_add(struct job *j, const char *line) {
         size_t n = strlen(j->summary);
 
-        (void) snprintf(j->summary + n, sizeof(j->summary) - n, "%s%s", n ? "; " : "", line);
+        if (n && n + 2 < sizeof(j->summary)) {
+                memcpy(j->summary + n, "; ", 3);
+                n += 2;
+        }
+        /* STATUS= and the record take it: one line, whatever a path in it holds */
+        escape_controls(j->summary + n, sizeof(j->summary) - n, line);
 }
 
 static int read_all_counts(int rootfd, const struct topology *t, struct pool_counts **ret) {
@@ -90,7 +97,9 @@ static void tick_progress(void *userdata) {
                 p->job->progress(&st, p->job->userdata);
 }
 
-/* Test-suite knobs (hpfilld(8), ENVIRONMENT): not for production. */
+#if HAVE_TEST_HOOKS
+/* Test-suite knobs (hpfilld(8), ENVIRONMENT), compiled into -Dtest-hooks=true builds only: the
+ * installed daemon reads no HPFILLD_TEST_* variable. */
 static uint64_t test_env(const char *name, uint64_t def) {
         const char *s = getenv(name);
         uint64_t v;
@@ -103,6 +112,18 @@ static uint64_t test_env(const char *name, uint64_t def) {
         }
         return v;
 }
+
+static void test_hooks(struct fill_shared *s) {
+        s->step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0);
+        s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
+        s->pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO");
+        s->pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0);
+}
+#else
+static void test_hooks(struct fill_shared *s) {
+        (void) s;
+}
+#endif
 
 static void report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
         for (size_t i = 0; i < n; i++) {
@@ -129,8 +150,12 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, " at %s", r->path);
                 }
                 summary_add(j, line);
-                if (j->report && log_get_max_level() >= LOG_INFO)
-                        fprintf(j->report, "%s\n", line);
+                if (j->report && log_get_max_level() >= LOG_INFO) {
+                        char shown[sizeof(line)];
+
+                        escape_controls(shown, sizeof(shown), line);
+                        fprintf(j->report, "%s\n", shown);
+                }
                 *failed |= r->error != 0;
                 *short_ |= !r->error && !r->interrupted && r->faulted < pp->target_total;
         }
@@ -165,10 +190,6 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .stop = j->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
                 .drop_caches = p->drop_caches,
-                .step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0),
-                .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
-                .pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO"),
-                .pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0),
                 /* progress to report: the daemon's STATUS=, debug lines */
                 .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? tick_progress : NULL,
                 .tick_ms = JOB_TICK_MS,
@@ -179,6 +200,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         bool failed = false, interrupted = false, short_ = false;
         int r;
 
+        test_hooks(&shared);
         runs = calloc(p->n_pools + 1, sizeof(*runs));
         shorts = calloc(p->n_pools + 1, sizeof(*shorts));
         after = calloc(t->n_nodes + 1, sizeof(*after));

@@ -28,8 +28,62 @@ void json_escape(char *buf, size_t size, const char *s) {
         buf[n] = 0;
 }
 
-int lastfill_write(int rootfd, int exit_status, const char *summary, const char *advice) {
+/* run/hpfilld below @rootfd, made 0755 whatever the umask where it is not there yet. */
+static int open_record_dir(int rootfd) {
+        bool made;
+        int fd;
+
+        if (mkdirat(rootfd, "run", 0755) < 0 && errno != EEXIST)
+                return -errno;
+        made = mkdirat(rootfd, LASTFILL_DIR, 0755) >= 0;
+        if (!made && errno != EEXIST)
+                return -errno;
+        fd = openat(rootfd, LASTFILL_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (made && fchmod(fd, 0755) < 0) {
+                int r = -errno;
+
+                (void) close(fd);
+                return r;
+        }
+        return fd;
+}
+
+/* Written whole to a temp file in the same directory, synced, then renamed over the record:
+ * a reader, or a second writer (a --once run beside the daemon), never sees half of one. */
+static int write_atomically(int dirfd, const char *text, size_t len) {
         _cleanup_(closep) int fd = -1;
+        char tmp[64];
+        ssize_t n;
+
+        (void) snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", LASTFILL_NAME, (long) getpid());
+        (void) unlinkat(dirfd, tmp, 0);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        /* readable by everyone whatever the umask */
+        if (fchmod(fd, 0644) < 0)
+                goto fail;
+        do
+                n = write(fd, text, len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 || (size_t) n != len) {
+                if (n >= 0)
+                        errno = EIO;
+                goto fail;
+        }
+        if (fsync(fd) < 0 || renameat(dirfd, tmp, dirfd, LASTFILL_NAME) < 0)
+                goto fail;
+        return 0;
+fail:
+        n = -errno;
+        (void) unlinkat(dirfd, tmp, 0);
+        return (int) n;
+}
+
+int lastfill_write(int rootfd, int exit_status, const char *summary, const char *advice) {
+        _cleanup_(closep) int dirfd = -1;
         char escaped[4096], escaped_advice[2048], text[6600];
         struct timespec ts;
         int n;
@@ -42,21 +96,24 @@ int lastfill_write(int rootfd, int exit_status, const char *summary, const char 
                      (long long) ts.tv_sec, exit_status, escaped, escaped_advice);
         if (n < 0 || (size_t) n >= sizeof(text))
                 return -E2BIG;
-        if (mkdirat(rootfd, "run", 0755) < 0 && errno != EEXIST)
-                return -errno;
-        if (mkdirat(rootfd, LASTFILL_DIR, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        /* Overwritten in place, then cut to length: not a temp file renamed over it (a journal
-         * commit where /run is not tmpfs, 0.5 ms a fill on the build machine), nor O_TRUNC (ext4
-         * then flushes the file on close, auto_da_alloc: 0.7 ms). A reader that catches the file
-         * being rewritten sees a broken record, which `hpfilld status` shows as such. */
-        fd = openat(rootfd, LASTFILL_FILE, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, text, (size_t) n) != n)
-                return errno ? -errno : -EIO;
-        if (ftruncate(fd, n) < 0)
-                return -errno;
-        /* readable by everyone whatever the umask */
-        return fchmod(fd, 0644) < 0 ? -errno : 0;
+        dirfd = open_record_dir(rootfd);
+        if (dirfd < 0)
+                return dirfd;
+        return write_atomically(dirfd, text, (size_t) n);
+}
+
+bool lastfill_valid(const char *text) {
+        size_t len = strlen(text);
+        long long when;
+        int status, n = 0;
+
+        if (len > 0 && text[len - 1] == '\n')
+                len--;
+        if (len < 2 || text[0] != '{' || text[len - 1] != '}')
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char) text[i] < 0x20)
+                        return false;
+        return sscanf(text, "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%n", &when, &status, &n) == 2 &&
+               n > 0;
 }

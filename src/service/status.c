@@ -73,8 +73,9 @@ static void print_last_fill(const char *json) {
         struct tm tm;
         time_t t;
 
-        if (sscanf(json, "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%n", &when, &status, &n) != 2 || !n) {
-                printf("Last fill: %s", json);
+        if (!lastfill_valid(json) ||
+            sscanf(json, "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%n", &when, &status, &n) != 2 || !n) {
+                printf("Last fill: unreadable record (/%s is empty or partial)\n", LASTFILL_FILE);
                 return;
         }
         t = (time_t) when;
@@ -155,7 +156,7 @@ int status_main(int argc, char *argv[]) {
         print_pools(rootfd, &t, json);
         r = read_full_file_at(rootfd, LASTFILL_FILE, 64 * 1024, &last, NULL);
         if (json)
-                printf(", \"last_fill\": %s}\n", r >= 0 ? strtok(last, "\n") : "null");
+                printf(", \"last_fill\": %s}\n", r >= 0 && lastfill_valid(last) ? strtok(last, "\n") : "null");
         else if (r >= 0)
                 print_last_fill(last);
         else

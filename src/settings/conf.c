@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "settings/conf.h"
 #include "settings/settings.h"
@@ -502,16 +503,50 @@ finish:
         return r;
 }
 
+static const char *file_kind(mode_t mode) {
+        return S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : S_ISCHR(mode) ? "a character device"
+             : S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a directory" : "not a regular file";
+}
+
+/* Opened as systemd opens its configuration (conf-files.c, null_or_empty()): symlinks
+ * followed, never blocking (a FIFO opens at once and is refused); /dev/null, where a drop-in
+ * is masked by a symlink to it, reads as nothing (1); anything else but a regular file is
+ * refused with what it is. */
+static int config_open(int dirfd, const char *path, const char *display, int *ret_fd, struct error *e) {
+        _cleanup_(closep) int fd = -1;
+        struct stat st;
+
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0 && errno == ENXIO && fstatat(dirfd, path, &st, 0) >= 0) /* a socket */
+                return error_set(e, -EBADFD, "%s: not a regular file (%s), refused", display, file_kind(st.st_mode));
+        if (fd < 0)
+                return error_set(e, -errno, "%s: cannot read: %s", display, strerror(errno));
+        if (fstat(fd, &st) < 0)
+                return error_set(e, -errno, "%s: cannot read: %s", display, strerror(errno));
+        if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+                return 1;
+        if (S_ISDIR(st.st_mode))
+                return error_set(e, -EISDIR, "%s: is a directory", display);
+        if (!S_ISREG(st.st_mode))
+                return error_set(e, -EBADFD, "%s: not a regular file (%s), refused", display, file_kind(st.st_mode));
+        if (st.st_size == 0)
+                return 1; /* empty: masks too, and has nothing to read */
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
 int config_load_file(struct config *c, int dirfd, const char *path, const char *display, struct error *e) {
         _cleanup_(freep) char *text = NULL;
+        _cleanup_(closep) int fd = -1;
         size_t len;
         int r;
 
-        r = read_full_file_at(dirfd, path, CONFIG_FILE_MAX, &text, &len);
+        r = config_open(dirfd, path, display, &fd, e);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = read_full_fd(fd, CONFIG_FILE_MAX, &text, &len);
         if (r == -EFBIG)
                 return error_set(e, r, "%s: larger than %d bytes", display, CONFIG_FILE_MAX);
-        if (r == -EISDIR)
-                return error_set(e, r, "%s: is a directory", display);
         if (r < 0)
                 return error_set(e, r, "%s: cannot read: %s", display, strerror(-r));
         return config_parse_text(c, display, text, len, e);

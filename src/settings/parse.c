@@ -9,9 +9,12 @@
 
 #include "settings/parse.h"
 
+#define NODE_ID_MAX 65535
+
 static int parse_per_node(const char *s, struct amount *ret, struct error *e) {
         _cleanup_(freep) char *copy = NULL;
         _cleanup_(freep) struct node_amount *nodes = NULL;
+        _cleanup_(freep) uint64_t *seen = NULL;
         size_t n = 0, max = 1;
         char *save = NULL;
         int r;
@@ -20,7 +23,8 @@ static int parse_per_node(const char *s, struct amount *ret, struct error *e) {
                 max += *p == ',';
         copy = strdup(s);
         nodes = calloc(max, sizeof(*nodes));
-        if (!copy || !nodes)
+        seen = calloc((NODE_ID_MAX + 1) / 64, sizeof(*seen));
+        if (!copy || !nodes || !seen)
                 return -ENOMEM;
 
         /* strtok_r would skip empty items; walk the separators by hand so "a,,b" is an error. */
@@ -37,11 +41,12 @@ static int parse_per_node(const char *s, struct amount *ret, struct error *e) {
                 if (strncmp(item, "node", 4) != 0 || !eq)
                         return error_set(e, -EINVAL, "'%s' in '%s' is not nodeN=AMOUNT", item, s);
                 *eq = 0;
-                if (parse_u64(item + 4, &node) < 0 || node > 65535)
+                if (parse_u64(item + 4, &node) < 0 || node > NODE_ID_MAX)
                         return error_set(e, -EINVAL, "'%s' in '%s' is not a node name", item, s);
-                for (size_t i = 0; i < n; i++)
-                        if (nodes[i].node == node)
-                                return error_set(e, -EINVAL, "node%" PRIu64 " is listed twice in '%s'", node, s);
+                /* one bit per possible node: linear in the list, however long */
+                if (seen[node / 64] & (UINT64_C(1) << (node % 64)))
+                        return error_set(e, -EINVAL, "node%" PRIu64 " is listed twice in '%s'", node, s);
+                seen[node / 64] |= UINT64_C(1) << (node % 64);
                 /* never suggest what is refused here: a node's share takes no percentage */
                 if (strchr(eq + 1, '%'))
                         return error_set(e, -EINVAL,

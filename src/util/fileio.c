@@ -10,21 +10,10 @@
 #include "util/macro.h"
 #include "util/number.h"
 
-int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         _cleanup_(freep) char *buf = NULL;
         size_t len = 0, alloc = 4096;
-        struct stat st;
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
         buf = malloc(alloc);
         if (!buf)
                 return -ENOMEM;
@@ -61,11 +50,44 @@ int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_
         return 0;
 }
 
+int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+        struct stat st;
+
+        /* O_NONBLOCK: a FIFO put where a file was expected opens at once, and is refused */
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        return read_full_fd(fd, max, ret, ret_len);
+}
+
+int read_text_line_at(int dirfd, const char *path, size_t max, char **ret) {
+        _cleanup_(freep) char *text = NULL;
+        size_t len;
+        int r;
+
+        r = read_full_file_at(dirfd, path, max, &text, &len);
+        if (r < 0)
+                return r;
+        if (len > 0 && text[len - 1] == '\n')
+                text[--len] = 0;
+        if (memchr(text, 0, len) || memchr(text, '\n', len))
+                return -EBADMSG;
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
 int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
         _cleanup_(closep) int fd = -1;
         ssize_t n;
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
         do

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/sanitize.h"
 
 /* /dev/kmsg takes records of up to LOG_LINE_MAX (1024 less the prefix the kernel adds) */
 #define KMSG_RECORD_MAX 976
@@ -52,7 +53,7 @@ int log_open_kmsg(void) {
 
 int log_full_errno(int level, int error, const char *fmt, ...) {
         int saved = errno;
-        char buf[2048];
+        char raw[2048], buf[2048];
         va_list ap;
 
         if (error < 0)
@@ -60,8 +61,10 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
         if (level <= max_level) {
                 errno = error;
                 va_start(ap, fmt);
-                (void) vsnprintf(buf, sizeof(buf), fmt, ap);
+                (void) vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
+                /* one record a message, whatever a file name or value in it holds */
+                escape_controls(buf, sizeof(buf), raw);
                 if (kmsg_fd >= 0) {
                         /* One write() per record, the kernel log keeps the priority. Not dprintf():
                          * glibc's lseek()s first, which /dev/kmsg refuses, and then writes nothing. */

@@ -50,6 +50,42 @@ echo "quiet hpfilld.pools=2M:1" >"$WORK/root2/proc/cmdline"
 expect_rc 2 "$HPFILLD" --once --root "$WORK/root2"
 expect_in "$WORK/err" "unknown setting 'hpfilld.pools'"
 [ "$(snapshot)" = "$before" ] || fail "a bad kernel command line changed the pools"
+# a kernel command line longer than a page (bootconfig) is read whole: its hpfilld.pool= counts
+{ for i in $(seq 1 700); do printf 'option%s=value ' "$i"; done; echo "hpfilld.pool=2M:node$first=54"; } \
+        >"$WORK/root2/proc/cmdline"
+[ "$(stat -c %s "$WORK/root2/proc/cmdline")" -gt 8192 ] || fail "the long command line is short"
+expect_rc 0 "$HPFILLD" --once --root "$WORK/root2"
+[ "$(node_nr "$first" 2048)" = 54 ] || fail "the long kernel command line's pool gave $(node_nr "$first" 2048) pages"
+# beyond the cap: said, not cut
+head -c $((1024 * 1024 + 10)) /dev/zero | tr '\0' x >"$WORK/root2/proc/cmdline"
+before=$(snapshot)
+expect_rc 2 "$HPFILLD" --once --root "$WORK/root2"
+expect_in "$WORK/err" "/proc/cmdline: longer than 1048576 bytes"
+[ "$(snapshot)" = "$before" ] || fail "a too long kernel command line changed the pools"
+rm "$WORK/root2/proc/cmdline"
+
+# a FIFO as --config or as a drop-in is refused at once, not waited on
+mkfifo "$WORK/fifo.conf" "$root/etc/hpfilld.conf.d/70-fifo.conf"
+expect_rc 2 timeout 20 "$HPFILLD" --once --config "$WORK/fifo.conf"
+expect_in "$WORK/err" "$WORK/fifo.conf: not a regular file \(a FIFO\), refused"
+expect_rc 2 timeout 20 "$HPFILLD" --once --root "$root"
+expect_in "$WORK/err" "/etc/hpfilld.conf.d/70-fifo.conf: not a regular file \(a FIFO\), refused"
+rm "$root/etc/hpfilld.conf.d/70-fifo.conf"
+[ "$(snapshot)" = "$before" ] || fail "a FIFO changed the pools"
+
+# a drop-in masked the systemd way (a symlink to /dev/null in a directory that comes later)
+# is skipped and masks its namesake; so does an empty one
+ln -s /dev/null "$root/etc/hpfilld.conf.d/50-more.conf"
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --root "$root"
+[ "$(node_nr "$first" 2048)" = 10 ] || fail "a masked drop-in still applied: $(node_nr "$first" 2048) pages"
+rm "$root/etc/hpfilld.conf.d/50-more.conf"
+: >"$root/etc/hpfilld.conf.d/50-more.conf"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=12\n' "$first" >"$root/etc/hpfilld.conf"
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --root "$root"
+[ "$(node_nr "$first" 2048)" = 12 ] || fail "an empty drop-in did not mask: $(node_nr "$first" 2048) pages"
+rm "$root/etc/hpfilld.conf.d/50-more.conf"
 
 # a bad drop-in stops everything before any change
 printf '[Fill]\nShrink=perhaps\n' >"$root/etc/hpfilld.conf.d/60-bad.conf"

@@ -2,6 +2,8 @@
 /* hpfilld.* on the kernel command line: what applies, what is rejected, and that a rejection
  * leaves the configuration as it was. */
 #include "settings/cmdline.h"
+#include "fake-root.h"
+#include "util/fileio.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)
@@ -71,8 +73,33 @@ TEST(test_reject) {
         }
 }
 
+/* A kernel command line longer than a page (bootconfig): read whole, hpfilld.pool= at its end. */
+TEST(test_long_cmdline) {
+        struct fake_root r;
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        char *line = malloc(16 * 1024), *read = NULL;
+        size_t n = 0;
+
+        CHECK(line);
+        while (n < 8192)
+                n += (size_t) sprintf(line + n, "opt%zu=value ", n);
+        (void) sprintf(line + n, "hpfilld.pool=2M:10\n");
+        fake_root_new(&r);
+        fake_write(&r, "proc/cmdline", line);
+        CHECK_EQ(read_text_line_at(r.fd, "proc/cmdline", FILEIO_LINE_MAX, &read), 0);
+        CHECK_EQ(cmdline_apply(read, &c, &e), 1);
+        CHECK_EQ(c.n_pools, 1);
+        CHECK_EQ(c.pools[0].amount.value, 10);
+        config_done(&c);
+        free(read);
+        fake_root_free(&r);
+        free(line);
+}
+
 int main(void) {
         RUN(test_apply);
         RUN(test_reject);
+        RUN(test_long_cmdline);
         return 0;
 }

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the configuration parser and of the order in which files apply. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "settings/conf.h"
 #include "fake-root.h"
 #include "test.h"
@@ -153,6 +158,46 @@ TEST(test_dropins) {
         fake_root_free(&r);
 }
 
+/* Masked drop-ins (a symlink to /dev/null, or an empty file) are skipped and mask the same
+ * name in lower directories; anything but a regular file is refused at once, never waited on. */
+TEST(test_masked_and_special) {
+        struct fake_root r;
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+
+        fake_root_new(&r);
+        fake_write(&r, "usr/lib/hpfilld.conf.d/50-x.conf", "[Pool]\nPageSize=2M\nAmount=5\n");
+        fake_write(&r, "etc/hpfilld.conf.d/keep", "");
+        CHECK(symlinkat("/dev/null", r.fd, "etc/hpfilld.conf.d/50-x.conf") == 0);
+        fake_write(&r, "usr/lib/hpfilld.conf.d/60-y.conf", "[Pool]\nPageSize=1G\nAmount=1\n");
+        fake_write(&r, "run/hpfilld.conf.d/60-y.conf", "");
+        fake_write(&r, "usr/lib/hpfilld.conf.d/70-z.conf", "[Fill]\nMinPercent=60\n");
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
+        CHECK_EQ(c.n_pools, 0);
+        CHECK_EQ(c.min_percent, 60);
+        config_done(&c);
+
+        /* the main file masked */
+        CHECK(symlinkat("/dev/null", r.fd, "etc/hpfilld.conf") == 0);
+        c = (struct config) CONFIG_INIT;
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
+        config_done(&c);
+
+        /* a FIFO: as a drop-in and as --config, refused with what it is */
+        CHECK(mkfifoat(r.fd, "etc/hpfilld.conf.d/80-fifo.conf", 0644) == 0);
+        c = (struct config) CONFIG_INIT;
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), -EBADFD);
+        CHECK_STR_CONTAINS(e.msg, "/etc/hpfilld.conf.d/80-fifo.conf: not a regular file (a FIFO), refused");
+        CHECK_EQ(config_load_file(&c, r.fd, "etc/hpfilld.conf.d/80-fifo.conf", "fifo.conf", &e), -EBADFD);
+        CHECK_STR_CONTAINS(e.msg, "fifo.conf: not a regular file (a FIFO), refused");
+        /* a device other than /dev/null */
+        CHECK(symlinkat("/dev/zero", r.fd, "zero.conf") == 0);
+        CHECK_EQ(config_load_file(&c, r.fd, "zero.conf", "zero.conf", &e), -EBADFD);
+        CHECK_STR_CONTAINS(e.msg, "zero.conf: not a regular file (a character device), refused");
+        config_done(&c);
+        fake_root_free(&r);
+}
+
 TEST(test_no_files) {
         struct fake_root r;
         struct config c = CONFIG_INIT;
@@ -222,6 +267,7 @@ int main(void) {
         RUN(test_bad_files);
         RUN(test_utf8_ok);
         RUN(test_dropins);
+        RUN(test_masked_and_special);
         RUN(test_no_files);
         return 0;
 }

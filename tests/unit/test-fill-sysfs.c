@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <signal.h>
 
+#include "config.h"
 #include "fill/executor.h"
 #include "fake-root.h"
 #include "fill/fill_sysfs.h"
@@ -387,6 +388,7 @@ TEST(test_executor_jobs) {
         stop_done(&stop);
 }
 
+#if HAVE_TEST_HOOKS
 struct on_thread {
         struct sysfs_fill *f;
         pthread_t caller;
@@ -431,6 +433,8 @@ TEST(test_threaded_fill_with_hook) {
 TEST(test_inline_fill_with_hook) {
         fill_with_hook(false);
 }
+
+#endif
 
 /* A lone task waiting for a stop on the signals' thread: the wait itself reads them. */
 TEST(test_inline_wait) {
@@ -484,8 +488,10 @@ int main(void) {
         RUN(test_rounds_are_bounded);
         RUN(test_executor_signal);
         RUN(test_executor_jobs);
+#if HAVE_TEST_HOOKS
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
+#endif
         RUN(test_inline_wait);
         RUN(test_inline_affinity_restored);
         return 0;

@@ -235,11 +235,31 @@ TEST(test_reserve_spec) {
         CHECK(parse_file_mode("06000", &mode) < 0);
 }
 
+/* Every node id once, then the first again: all of them checked, the last entry caught. */
+TEST(test_long_node_list) {
+        char *list = malloc(65536 * 16);
+        struct amount a = {};
+        struct error e = {};
+        size_t n = 0;
+
+        CHECK(list);
+        for (unsigned node = 0; node <= 65535; node++)
+                n += (size_t) sprintf(list + n, "%snode%u=1", node ? "," : "", node);
+        CHECK_EQ(parse_amount(list, &a, &e), 0);
+        CHECK_EQ(a.n_nodes, 65536);
+        amount_done(&a);
+        (void) sprintf(list + n, ",node0=2");
+        CHECK_EQ(parse_amount(list, &a, &e), -EINVAL);
+        CHECK_STR_CONTAINS(e.msg, "node0 is listed twice");
+        free(list);
+}
+
 int main(void) {
         RUN(test_reserve_spec);
         RUN(test_page_sizes);
         RUN(test_amounts);
         RUN(test_per_node);
+        RUN(test_long_node_list);
         RUN(test_pool_spec);
         RUN(test_numbers);
         RUN(test_page_size_name);

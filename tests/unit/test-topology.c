@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Topology and pool counters read from fake sysfs trees, odd ones included. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "fake-root.h"
 #include "kernel/pool.h"
 #include "test.h"
@@ -152,11 +155,44 @@ TEST(test_odd_counters) {
         fake_root_free(&r);
 }
 
+/* Lists longer than a page are read whole: 2000 CPUs one by one, 9 KiB. */
+TEST(test_long_cpulist) {
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+        char *list = malloc(16 * 1024);
+        size_t n = 0;
+
+        CHECK(list);
+        /* above the other node's CPUs: a CPU is in one node only */
+        for (unsigned cpu = 1000; cpu < 5000; cpu += 2)
+                n += (size_t) sprintf(list + n, "%s%u", n ? "," : "", cpu);
+        CHECK(n > 8192);
+        list[n] = 0;
+        fake_root_new(&r);
+        fake_numa_machine(&r, 2, 1024, 0, sizes);
+        strcat(list, "\n");
+        fake_write(&r, "sys/devices/system/node/node0/cpulist", list);
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK_EQ(t.nodes[0].n_cpus, 2000);
+        CHECK_EQ(t.nodes[0].cpus[1999], 4998);
+        topology_done(&t);
+        /* a second line is no list */
+        strcat(list, "1\n");
+        fake_write(&r, "sys/devices/system/node/node0/cpulist", list);
+        CHECK(topology_read(r.fd, &t, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "node0/cpulist: cannot read");
+        topology_done(&t);
+        fake_root_free(&r);
+        free(list);
+}
+
 int main(void) {
         RUN(test_numa_machine);
         RUN(test_memory_list);
         RUN(test_flat_machine);
         RUN(test_odd_sysfs);
         RUN(test_odd_counters);
+        RUN(test_long_cpulist);
         return 0;
 }

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Fuzz target: the record of the last fill as `hpfilld status` and `status --json` read it
+ * (the input is the record), output thrown away. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "service/lastfill.h"
+#include "service/status.h"
+#include "fuzz.h"
+#include "fuzz-tree.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        static int quiet = -1;
+        char root[64], *text[] = { "status", "--root", root, NULL }, *json[] = { "status", "--root", root, "--json", NULL };
+
+        if (size > 64 * 1024)
+                return 0;
+        if (quiet < 0) {
+                quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                if (quiet < 0 || dup2(quiet, STDOUT_FILENO) < 0)
+                        return 0;
+        }
+        (void) snprintf(root, sizeof(root), "%s", fuzz_tree_path());
+        fuzz_put(LASTFILL_FILE, data, size);
+        (void) status_main(3, text);
+        (void) status_main(4, json);
+        (void) fflush(stdout);
+        return 0;
+}
