@@ -27,6 +27,8 @@ SOURCE_ROOT=${SOURCE_ROOT:-$(cd "$VM_DIR/../.." && pwd)}
 VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-300}
 CACHE=${HPFILLD_VM_CACHE:-/var/cache/hpfilld-vm}
 SUITE=bookworm
+# the packages of the systemd rootfs (systemd.sh, and tests/pkg/install.sh, which shares its cache)
+ROOTFS_SYSTEMD_PKGS=systemd-sysv,udev,kmod,initramfs-tools,linux-image-cloud-amd64,libnuma1,libcap2,busybox
 
 # rootfs_setup [--mkfs-d]: the checks, the work directory and the vm-exit helper. --mkfs-d: the
 # test makes its disk from the rootfs (mkfs.ext4 -d)

@@ -36,7 +36,7 @@ rootfs_setup --mkfs-d
 
 ### The rootfs: a tarball made by mmdebstrap once, cached under a hash of its arguments
 
-rootfs_tarball rootfs systemd-sysv,udev,kmod,initramfs-tools,linux-image-cloud-amd64,libnuma1,libcap2,busybox
+rootfs_tarball rootfs "$ROOTFS_SYSTEMD_PKGS"
 
 ### hpfilld for the rootfs: built with prefix /usr and installed by meson
 
