@@ -19,6 +19,7 @@
 #include "util/fileio.h"
 #include "service/job.h"
 #include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "service/notify.h"
 #include "config.h"
 #include "fill/executor.h"
@@ -42,12 +43,13 @@ static struct config arg_cli = CONFIG_INIT; /* pools from --pool, reservations f
 static char **arg_release;
 static size_t arg_n_release;
 static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set, arg_drop_caches_set;
+static const char *arg_metrics_file;
 
 static void help(void) {
         printf("Usage: hpfilld [OPTIONS...]            fill, then stay as a daemon (systemd Type=notify)\n"
                "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
                "       hpfilld --release NAME...\n"
-               "       hpfilld status [--json]\n"
+               "       hpfilld status [--json|--format=text|json|prometheus]\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
                "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
                "  -h --help                 Show this help\n"
@@ -67,6 +69,7 @@ static void help(void) {
                "     --release NAME         Remove reservation NAME (no --once needed)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
+               "     --metrics-file PATH    After each fill, write Prometheus metrics to PATH (atomically)\n"
                "     --log-target stderr|kmsg\n"
                "                            Where messages go (kmsg: the kernel log, in an initramfs)\n"
                "  -v --verbose              More output\n"
@@ -88,6 +91,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ROOT,
                 ARG_RELEASE,
                 ARG_LOG_TARGET,
+                ARG_METRICS_FILE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -105,6 +109,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "metrics-file", required_argument, NULL, ARG_METRICS_FILE },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
                 {}
@@ -175,6 +180,11 @@ static int parse_argv(int argc, char *argv[]) {
                 }
                 case 'c':
                         arg_config = optarg;
+                        break;
+                case ARG_METRICS_FILE:
+                        if (config_check_metrics_file(optarg) < 0)
+                                return usage_error("--metrics-file '%s': expected an absolute file path", optarg);
+                        arg_metrics_file = optarg;
                         break;
                 case ARG_LOG_TARGET:
                         if (strcmp(optarg, "kmsg") == 0) {
@@ -315,6 +325,8 @@ static int load_config(int rootfd, struct config *c) {
                 c->shrink = arg_cli.shrink;
         if (arg_drop_caches_set)
                 c->drop_caches = arg_cli.drop_caches;
+        if (arg_metrics_file)
+                (void) snprintf(c->metrics_file, sizeof(c->metrics_file), "%s", arg_metrics_file);
         if (arg_cli.n_pools > 0)
                 config_drop_pools(c);
         for (size_t i = 0; i < arg_cli.n_pools; i++) {
@@ -411,12 +423,14 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
 
+        struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
                 .host = strcmp(arg_root, "/") == 0,
                 .dry_run = arg_dry_run,
                 .stop = &stop,
                 .report = stdout,
+                .record = &record,
         };
         ret = job_run(&j, &config);
         /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
@@ -426,7 +440,9 @@ int main(int argc, char *argv[]) {
                 r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
                 if (r < 0)
                         log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
+                metrics_after_fill(rootfd, &record, ret, config.metrics_file);
         }
+        fill_record_done(&record);
 out:
         config_done(&config);
         config_done(&arg_cli);

@@ -105,7 +105,7 @@ struct file_state {
         size_t n_reserves;
 };
 
-enum { KEY_MODE, KEY_THREADS, KEY_MIN, KEY_SHRINK, KEY_DROP_CACHES, KEY_RELEASE_ON_STOP };
+enum { KEY_MODE, KEY_THREADS, KEY_MIN, KEY_SHRINK, KEY_DROP_CACHES, KEY_RELEASE_ON_STOP, KEY_METRICS_FILE };
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
 enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE };
 
@@ -184,6 +184,20 @@ static int mark_key(struct file_state *s, unsigned *seen, unsigned bit, const ch
         return 0;
 }
 
+int config_check_metrics_file(const char *path) {
+        size_t n = strlen(path);
+
+        if (n == 0)
+                return 0;
+        /* a file in a directory: "/", "/dir/" and control characters are not */
+        if (path[0] != '/' || path[n - 1] == '/' || n >= sizeof(((struct config *) NULL)->metrics_file))
+                return -EINVAL;
+        for (const char *p = path; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return -EINVAL;
+        return 0;
+}
+
 static int parse_fill_key(struct file_state *s, const char *key, const char *value, struct error *e) {
         int r;
 
@@ -220,6 +234,14 @@ static int parse_fill_key(struct file_state *s, const char *key, const char *val
                 if (r >= 0 && parse_bool(value, &s->fill.release_on_stop) < 0)
                         return error_set(e, -EINVAL, "%s:%u: ReleaseOnStop= must be yes or no, not '%s'",
                                          s->name, s->line, value);
+        } else if (strcmp(key, "MetricsFile") == 0) {
+                r = mark_key(s, &s->seen_fill_keys, KEY_METRICS_FILE, key, e);
+                if (r >= 0 && config_check_metrics_file(value) < 0)
+                        return error_set(e, -EINVAL, "%s:%u: MetricsFile= must be empty or an absolute file path "
+                                         "(at most %zu bytes), not '%s'", s->name, s->line,
+                                         sizeof(s->fill.metrics_file) - 1, value);
+                if (r >= 0)
+                        (void) snprintf(s->fill.metrics_file, sizeof(s->fill.metrics_file), "%s", value);
         } else
                 return error_set(e, -EINVAL, "%s:%u: unknown key '%s' in [Fill]", s->name, s->line, key);
         return r;
@@ -426,6 +448,8 @@ static void apply_file(struct config *c, struct file_state *s) {
                 c->drop_caches = s->fill.drop_caches;
         if (s->seen_fill_keys & (1u << KEY_RELEASE_ON_STOP))
                 c->release_on_stop = s->fill.release_on_stop;
+        if (s->seen_fill_keys & (1u << KEY_METRICS_FILE))
+                memcpy(c->metrics_file, s->fill.metrics_file, sizeof(c->metrics_file));
 }
 
 int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e) {
