@@ -16,11 +16,13 @@
 #include "settings/cmdline.h"
 #include "settings/conf.h"
 #include "service/daemon.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 #include "service/job.h"
 #include "service/lastfill.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
+#include "service/progress.h"
 #include "config.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
@@ -432,6 +434,14 @@ int main(int argc, char *argv[]) {
                 .report = stdout,
                 .record = &record,
         };
+        struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
+
+        /* a person at a terminal sees the pools grow; logs, the journal and an initramfs do not */
+        if (!arg_dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
+                j.progress = tty_progress_update;
+                j.progress_done = tty_progress_clear;
+                j.userdata = &progress;
+        }
         ret = job_run(&j, &config);
         /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
         if (log_to_kmsg() && *j.summary)

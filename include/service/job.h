@@ -38,6 +38,7 @@ struct job {
         struct stop *stop;
         FILE *report;    /* the report goes here; NULL: none */
         void (*progress)(const struct job_status *s, void *userdata);
+        void (*progress_done)(void *userdata); /* NULL, or called before the report (ends a terminal's progress) */
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */

@@ -222,6 +222,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         }
 
         r = fill_execute(&shared, p, runs);
+        if (j->progress_done)
+                j->progress_done(j->userdata);
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
@@ -263,6 +265,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 r = reserve_execute(&shared, p, reserves, j->keep_reservations);
+                if (j->progress_done)
+                        j->progress_done(j->userdata);
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
         }
         interrupted |= stop_requested(j->stop);
