@@ -80,8 +80,14 @@ static void help(void) {
                "3 a pool fell short of --min. See hpfilld(8).\n");
 }
 
-/* A bad command line: say what, return -EINVAL. */
-#define usage_error(...) (log_error(__VA_ARGS__), -EINVAL)
+/* A bad command line: say what and where to look, return -EINVAL. */
+#define usage_error(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld --help' for more information."), -EINVAL)
+
+/* The version and the optional libraries built in, as systemd's tools show theirs. */
+static void version(void) {
+        printf("hpfilld %s\n%cnuma %chugetlbfs %csystemd %clibcap\n", PROJECT_VERSION, HAVE_LIBNUMA ? '+' : '-',
+               HAVE_LIBHUGETLBFS ? '+' : '-', HAVE_LIBSYSTEMD ? '+' : '-', HAVE_LIBCAP ? '+' : '-');
+}
 
 static int parse_argv(int argc, char *argv[]) {
         enum {
@@ -126,7 +132,7 @@ static int parse_argv(int argc, char *argv[]) {
                         help();
                         return 0;
                 case ARG_VERSION:
-                        printf("hpfilld %s\n", PROJECT_VERSION);
+                        version();
                         return 0;
                 case ARG_ONCE:
                         arg_once = true;
@@ -369,7 +375,26 @@ static int drop_privileges(const struct config *c) {
         return r;
 }
 
+/* Where the configuration was looked for, for "nothing configured". */
+static const char *config_sources(char *buf, size_t size) {
+        static const char *const dirs[] = CONFIG_DROPIN_DIRS;
+        size_t n;
+
+        if (arg_config)
+                (void) snprintf(buf, size, "%s", arg_config);
+        else {
+                n = (size_t) snprintf(buf, size, "%s/" CONFIG_MAIN_FILE ", *.conf in", strcmp(arg_root, "/") ? arg_root : "");
+                for (size_t i = 0; i < ELEMENTSOF(dirs) && n < size; i++)
+                        n += (size_t) snprintf(buf + n, size - n, " %s/%s%s", strcmp(arg_root, "/") ? arg_root : "",
+                                               dirs[i], i + 1 < ELEMENTSOF(dirs) ? "," : "");
+        }
+        n = strlen(buf);
+        (void) snprintf(buf + n, size - n, ", the kernel command line and the options");
+        return buf;
+}
+
 int main(int argc, char *argv[]) {
+        char cmdline_sources[1024];
         _cleanup_(closep) int rootfd = -1;
         struct config config = CONFIG_INIT;
         struct stop stop;
@@ -411,7 +436,7 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
         if (config.n_pools == 0 && config.n_reserves == 0 && (arg_once || arg_dry_run)) {
-                log_info("No pools configured, nothing to do");
+                log_info("No pools configured in %s, nothing to do", config_sources(cmdline_sources, sizeof(cmdline_sources)));
                 ret = EXIT_OK;
                 goto out;
         }
@@ -421,6 +446,9 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
         if (!arg_once && !arg_dry_run) {
+                if (config.n_pools == 0 && config.n_reserves == 0)
+                        log_notice("No pools configured in %s: idle until reloaded",
+                                   config_sources(cmdline_sources, sizeof(cmdline_sources)));
                 ret = daemon_run(rootfd, strcmp(arg_root, "/") == 0, load_config);
                 goto out;
         }

@@ -106,6 +106,12 @@ static void print_last_fill(const char *json) {
         }
 }
 
+/* A bad command line: where to look; exit status 2. */
+static int usage_hint(void) {
+        log_error("Try 'hpfilld status --help' for more information.");
+        return 2;
+}
+
 int status_main(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -138,7 +144,7 @@ int status_main(int argc, char *argv[]) {
                         prometheus = strcmp(optarg, "prometheus") == 0;
                         if (!json && !prometheus && strcmp(optarg, "text") != 0) {
                                 log_error("--format '%s': expected text, json or prometheus", optarg);
-                                return 2;
+                                return usage_hint();
                         }
                         break;
                 case 'R':
@@ -146,11 +152,11 @@ int status_main(int argc, char *argv[]) {
                         break;
                 default:
                         log_error("unknown option or missing value '%s'", argv[optind - 1]);
-                        return 2;
+                        return usage_hint();
                 }
         if (optind < argc) {
                 log_error("unexpected argument '%s'", argv[optind]);
-                return 2;
+                return usage_hint();
         }
         rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0) {

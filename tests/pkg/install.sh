@@ -62,6 +62,11 @@ if grep -q '^E: ' "$WORK/lintian.log"; then
         fail "lintian found errors (above)"
 fi
 
+# the README's Install section names what was built, and how
+grep -qx 'dpkg-buildpackage -us -uc -b  *# .*' "$SOURCE_ROOT/README.md" &&
+        grep -q "^apt-get install \.\./${DEB##*/} " "$SOURCE_ROOT/README.md" ||
+        fail "the README's Install section does not show dpkg-buildpackage -us -uc -b and apt-get install ../${DEB##*/}"
+
 dpkg-deb -c "$DRACUT_DEB" | grep -q ' \./usr/lib/dracut/modules\.d/90hpfilld/module-setup\.sh$' ||
         fail "hpfilld-dracut has no dracut module"
 
@@ -116,7 +121,7 @@ cmp "$SOURCE_ROOT/conf/hpfilld.conf" "$ROOT/etc/hpfilld.conf" || fail "/etc/hpfi
 ok "/etc/hpfilld.conf is a conffile with conf/hpfilld.conf's content"
 rc=0
 out=$(rootfs_chroot /usr/sbin/hpfilld --once --dry-run 2>&1) || rc=$?
-[ "$rc" = 0 ] && [[ $out == *"No pools configured, nothing to do"* ]] ||
+[ "$rc" = 0 ] && [[ $out == *"No pools configured in /etc/hpfilld.conf, "*", nothing to do"* ]] ||
         fail "hpfilld --once --dry-run with the shipped configuration: exit $rc, '$out' (expected nothing to do)"
 ok "the shipped configuration fills nothing: $out"
 
