@@ -10,8 +10,8 @@
 # initramfs-tools trigger put hpfilld into the initramfs, a changed conffile survives a
 # reinstall, and a purge removes the conffile and the symlink.
 #
-# Needs root, dpkg-buildpackage and debhelper (dh), lintian, mmdebstrap and Debian's mirror (the
-# rootfs once, apt's lists for the package's dependencies). Skips (77) without them, fails where
+# Needs root, dpkg-buildpackage and debhelper (dh), lintian, mmdebstrap and Debian's mirror (for
+# the rootfs, once: it has the package's dependencies, apt installs offline). Skips (77) without them, fails where
 # CI is set. Environment: SOURCE_ROOT (default: this script's tree), HPFILLD_VM_CACHE,
 # HPFILLD_VM_MIRROR, HPFILLD_VM_KEEP=1 (as tests/vm/rootfs.sh says).
 set -eu
@@ -27,36 +27,15 @@ done
 
 vm_workdir pkg
 ROOT=$WORK/root
-SRC=$WORK/hpfilld
 
-### a clean copy of the tree: what git tracks or would track (not build/, not ignored files)
+### the build, as a distribution does it, from a clean copy of the tree
 
-mkdir "$SRC"
-if git -C "$SOURCE_ROOT" rev-parse --show-toplevel >/dev/null 2>&1; then
-        (cd "$SOURCE_ROOT" && git ls-files -z --cached --others --exclude-standard) |
-                (cd "$SOURCE_ROOT" && tar --null --ignore-failed-read -T - -cf -) | tar -x -C "$SRC"
-else
-        tar -C "$SOURCE_ROOT" --exclude='./build*' --exclude='./obj-*' --exclude=./.vm -cf - . | tar -x -C "$SRC"
-fi
-[ ! -e "$SRC/build" ] || fail "the clean copy has a build directory"
-
-### the build, as a distribution does it
-
-version=$(cd "$SRC" && dpkg-parsechangelog -S Version)
-arch=$(dpkg --print-architecture)
-start=$(date +%s%N)
-if ! (cd "$SRC" && dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1; then
-        tail -n 40 "$WORK/build.log"
-        fail "dpkg-buildpackage -us -uc -b failed"
-fi
-echo "dpkg-buildpackage: built in $(secs "$start") s"
-DEB=$WORK/hpfilld_${version}_$arch.deb
-DRACUT_DEB=$WORK/hpfilld-dracut_${version}_all.deb
-[ -f "$DEB" ] && [ -f "$DRACUT_DEB" ] || { ls "$WORK"; fail "no $DEB or $DRACUT_DEB"; }
+rootfs_build_deb "$WORK"
+version=$DEB_VERSION
 grep -E '^(Ok|Fail|Skipped): ' "$WORK/build.log" | sed 's/^/dh_auto_test: /'
 
 # lintian: no error; the rest is shown (debian/hpfilld.lintian-overrides explains what it overrides)
-lintian --display-info --pedantic --show-overrides "$WORK/hpfilld_${version}_$arch.changes" >"$WORK/lintian.log" 2>&1 || true
+lintian --display-info --pedantic --show-overrides "$CHANGES" >"$WORK/lintian.log" 2>&1 || true
 sed 's/^/lintian: /' "$WORK/lintian.log"
 if grep -q '^E: ' "$WORK/lintian.log"; then
         fail "lintian found errors (above)"
@@ -72,28 +51,17 @@ dpkg-deb -c "$DRACUT_DEB" | grep -q ' \./usr/lib/dracut/modules\.d/90hpfilld/mod
 
 ### a fresh Debian 12 root, hpfilld installed into it by apt
 
-rootfs_tarball rootfs "$ROOTFS_SYSTEMD_PKGS"
+rootfs_tarball rootfs-deb "$ROOTFS_DEB_PKGS"
 mkdir "$ROOT"
 tar -x -C "$ROOT" -f "$ROOTFS_TAR"
-# the cached root leaves out documentation and man pages: a real system does not
-rm -f "$ROOT/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
-cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-cp "$DEB" "$ROOT/tmp/"
 rootfs_kernel
 chroot "$ROOT" lsinitramfs "/boot/initrd.img-$KVER" >"$WORK/initramfs-before.list"
 if grep -qx usr/sbin/hpfilld "$WORK/initramfs-before.list"; then
         fail "the initramfs has hpfilld before the install"
 fi
-
 start=$(date +%s%N)
-rootfs_chroot apt-get update -q >"$WORK/apt-update.log" 2>&1 ||
-        { tail -n 20 "$WORK/apt-update.log"; cannot_run "apt-get update failed in the root (no mirror?)"; }
-if ! rootfs_chroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/tmp/${DEB##*/}" \
-        >"$WORK/install.log" 2>&1; then
-        cat "$WORK/install.log"
-        fail "apt-get install of the package failed"
-fi
-echo "apt-get install: $(secs "$start") s"
+rootfs_install_deb
+echo "apt-get install: $(secs "$start") s (offline: the root has the dependencies)"
 
 checks=0
 ok() { echo "ok: $*"; checks=$((checks + 1)); }

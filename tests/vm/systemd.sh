@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # hpfilld.service in a real systemd boot: a Debian rootfs (mmdebstrap, cached) with hpfilld
-# installed by `meson install` (prefix /usr, initramfs-tools hook), the unit enabled as shipped,
+# installed from its Debian package (built by dpkg-buildpackage from a clean copy of the tree,
+# installed by apt: the unit enabled by the package's maintainer scripts, the initramfs-tools hook),
 # and its own kernel and initramfs (regenerated with the hook), booted under QEMU (TCG) with four
 # NUMA nodes (three with a CPU, one memory-only). Two boots of the same disk:
 #   1. "ready": pools from /etc/hpfilld.conf.d/test.conf (written after the initramfs was made, so
@@ -18,8 +19,8 @@
 # A checker unit in the guest (after multi-user.target) checks all this, prints FAIL: lines and
 # ends the VM through vm-exit with the number of failures.
 #
-# Needs root, qemu-system-x86_64, mmdebstrap, mkfs.ext4 with -d (e2fsprogs), meson and ninja, and
-# Debian's mirror (once: the rootfs is cached). Environment: as tests/vm/rootfs.sh says
+# Needs root, qemu-system-x86_64, mmdebstrap, mkfs.ext4 with -d (e2fsprogs), dpkg-buildpackage and
+# debhelper, and Debian's mirror (once: the rootfs is cached). Environment: as tests/vm/rootfs.sh says
 # (SOURCE_ROOT, VM_EXIT, HPFILLD_VM_CACHE, HPFILLD_VM_MIRROR, HPFILLD_VM_TIMEOUT, HPFILLD_VM_KEEP,
 # CI).
 set -eu
@@ -36,12 +37,15 @@ rootfs_setup --mkfs-d
 
 ### The rootfs: a tarball made by mmdebstrap once, cached under a hash of its arguments
 
-rootfs_tarball rootfs "$ROOTFS_SYSTEMD_PKGS"
+rootfs_tarball rootfs-deb "$ROOTFS_DEB_PKGS"
 
-### hpfilld for the rootfs: built with prefix /usr and installed by meson
+### hpfilld for the rootfs: its Debian package, installed by apt
 
 start=$(date +%s%N)
-rootfs_install -Dinitramfs-tools=enabled -Ddracut=disabled
+rootfs_build_deb "$WORK"
+rootfs_install_deb
+[ -L "$ROOT/etc/systemd/system/sysinit.target.wants/hpfilld.service" ] ||
+        fail "the package did not enable hpfilld.service"
 rootfs_expect usr/sbin/hpfilld etc/hpfilld.conf lib/systemd/system/hpfilld.service \
         usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld
 cp "$VM_EXIT" "$ROOT/usr/local/sbin/vm-exit"
@@ -213,7 +217,8 @@ StandardError=tty
 [Install]
 WantedBy=multi-user.target
 EOF
-systemctl --root="$ROOT" --quiet enable hpfilld.service workload.service hpfilld-vm-check.service ||
+# hpfilld.service: enabled by the package already
+systemctl --root="$ROOT" --quiet enable workload.service hpfilld-vm-check.service ||
         fail "systemctl --root enable failed"
 # no login prompt in the middle of the checker's lines
 systemctl --root="$ROOT" --quiet mask serial-getty@ttyS0.service getty@tty1.service
@@ -235,7 +240,7 @@ PageSize=2M
 Amount=$PLAN
 EOF
 mkfs.ext4 -q -F -L root -d "$ROOT" "$WORK/disk.img" 1G >/dev/null || fail "mkfs.ext4 -d failed"
-echo "rootfs prepared in $(secs "$start") s: hpfilld built and installed, initramfs regenerated ($KVER)"
+echo "rootfs prepared in $(secs "$start") s: hpfilld's package built and installed, initramfs regenerated ($KVER)"
 
 ### the boots
 
