@@ -9,7 +9,8 @@
 #      the daemon does the fill). workload.service (Requires= and After=hpfilld.service) starts
 #      only after hpfilld.service became active (READY=1) and sees every node's pool at its
 #      target; the unit's status text and journal hold the report; the daemon runs with no
-#      capabilities left; hpfilld logged nothing above info to the kernel log. Then
+#      capabilities left; hpfilld logged nothing above info to the kernel log; it wrote the
+#      metrics of MetricsFile= from inside its sandbox, and status --format=prometheus shows them. Then
 #      `systemctl stop`: hpfilld exits 0 on SIGTERM and the pages stay.
 #   2. "short": hpfilld.pool=2M:node1=<all of node1's MemTotal> on the kernel command line
 #      (it replaces the configuration file's pools), more than the node can give: the initramfs
@@ -125,6 +126,9 @@ say "2 MiB pages now: $(counts)"
 # the record the daemon keeps in its RuntimeDirectory=
 /usr/sbin/hpfilld status >$T/status 2>&1 || echo "exit status $?" >>$T/status
 sed 's/^/hpfilld-vm: hpfilld status: /' $T/status
+M=/var/lib/prometheus/node-exporter/hpfilld.prom
+/usr/sbin/hpfilld status --format=prometheus >$T/prom 2>&1 || echo "exit status $?" >>$T/prom
+grep -v '^#' $M 2>&1 | sed 's/^/hpfilld-vm: metrics: /'
 workload=$(cat /run/hpfilld-vm-workload 2>/dev/null || echo none)
 unit_start=$(prop hpfilld.service ExecMainStartTimestampMonotonic)
 ready=$(prop hpfilld.service ActiveEnterTimestampMonotonic)
@@ -143,6 +147,13 @@ ready)
                 bad "warnings or errors in hpfilld.service's journal (above)"
         fi
         expect_line $T/status "^Last fill: .*, exit status 0$" "hpfilld status"
+        # the daemon wrote the metrics from inside its sandbox
+        expect_line $M '^hpfilld_pool_target_pages\{size="2M",node="3"\} 48$' "$M"
+        expect_line $M '^hpfilld_pool_pages\{size="2M",node="1"\} 16$' "$M"
+        expect_line $M '^hpfilld_last_fill_success 1$' "$M"
+        expect "the metrics file's mode" "$(stat -c %a $M 2>&1)" 644
+        expect "the metrics directory (no temp file left)" "$(ls -A ${M%/*} | tr '\n' ' ')" "hpfilld.prom "
+        expect_line $T/prom '^hpfilld_pool_target_pages\{size="2M",node="0"\} 32$' "hpfilld status --format=prometheus"
         expect "the workload's record" "$workload" "$WANT"
         expect "2 MiB pages at the end" "$(counts)" "$WANT"
         if [ "${ready:-0}" -gt 0 ] && [ "${unit_start:-0}" -gt 0 ] && [ "$unit_start" -lt "$ready" ] &&
@@ -175,6 +186,8 @@ short)
         expect "hpfilld.service StatusErrno (ENOMEM)" "$(prop hpfilld.service StatusErrno)" 12
         expect_line $T/journal "^$report" "journalctl -u hpfilld"
         expect_line $T/status "^Last fill: .*, exit status 3$" "hpfilld status"
+        expect_line $M '^hpfilld_last_fill_exit_status 3$' "$M"
+        expect_line $M '^hpfilld_last_fill_pool_met\{size="2M"\} 0$' "$M"
         expect "hpfilld.service ActiveEnterTimestampMonotonic (never ready)" "$ready" 0
         expect "workload.service state" "$(prop workload.service ActiveState)" inactive
         expect "workload.service ExecMainStartTimestampMonotonic (never started)" "$work_start" 0
@@ -234,7 +247,12 @@ for f in usr/sbin/hpfilld scripts/init-premount/hpfilld etc/hpfilld.conf usr/bin
 done
 
 mkdir -p "$ROOT/etc/hpfilld.conf.d"
+# the metrics for node_exporter's textfile collector, where Debian's has it: the unit may write there
+mkdir -p "$ROOT/var/lib/prometheus/node-exporter"
 cat >"$ROOT/etc/hpfilld.conf.d/test.conf" <<EOF
+[Fill]
+MetricsFile=/var/lib/prometheus/node-exporter/hpfilld.prom
+
 [Pool]
 PageSize=2M
 Amount=$PLAN
