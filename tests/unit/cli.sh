@@ -47,6 +47,11 @@ rc=0
 "$HPFILLD" --once --dry-run --root "$work/root" >"$work/out" 2>"$work/err" || rc=$?
 want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $work/root/usr/lib/hpfilld.conf.d, $work/root/run/hpfilld.conf.d, $work/root/etc/hpfilld.conf.d, the kernel command line and the options, nothing to do"
 [ "$rc" = 0 ] && [ "$(cat "$work/err")" = "$want" ] || bad "nothing configured: exit $rc, '$(cat "$work/err")'"
+# the daemon says it at notice level before it idles (here it stops after: no sys or proc in the
+# root, which is an error of its own)
+timeout 10 "$HPFILLD" --root "$work/root" >"$work/out" 2>"$work/err" || true
+want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $work/root/usr/lib/hpfilld.conf.d, $work/root/run/hpfilld.conf.d, $work/root/etc/hpfilld.conf.d, the kernel command line and the options: idle until reloaded"
+[ "$(head -n 1 "$work/err")" = "$want" ] || bad "the bare daemon with nothing configured: '$(head -n 1 "$work/err")'"
 rc=0
 "$HPFILLD" --once --config "$work/root/etc/none.conf" >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] || bad "--config of a missing file exited $rc"
