@@ -18,10 +18,13 @@
 #include "settings/conf.h"
 #include "settings/settings.h"
 #include "service/daemon.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 #include "service/job.h"
 #include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "service/notify.h"
+#include "service/progress.h"
 #include "config.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
@@ -53,7 +56,7 @@ static void help(void) {
                "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
                "       hpfilld --check-config [OPTIONS...]\n"
                "       hpfilld --release NAME...\n"
-               "       hpfilld status [--json]\n"
+               "       hpfilld status [--json|--format=text|json|prometheus]\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
                "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
                "  -h --help                 Show this help\n"
@@ -74,6 +77,7 @@ static void help(void) {
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
+               "     --metrics-file PATH    After each fill, write Prometheus metrics to PATH (atomically)\n"
                "     --log-target stderr|kmsg\n"
                "                            Where messages go (kmsg: the kernel log, in an initramfs)\n"
                "  -v --verbose              More output\n"
@@ -82,8 +86,14 @@ static void help(void) {
                "3 a pool fell short of --min. See hpfilld(8).\n");
 }
 
-/* A bad command line: say what, return -EINVAL. */
-#define usage_error(...) (log_error(__VA_ARGS__), -EINVAL)
+/* The version and the optional libraries built in, as systemd's tools show theirs. */
+static void version(void) {
+        printf("hpfilld %s\n%cnuma %chugetlbfs %csystemd %clibcap\n", PROJECT_VERSION, HAVE_LIBNUMA ? '+' : '-',
+               HAVE_LIBHUGETLBFS ? '+' : '-', HAVE_LIBSYSTEMD ? '+' : '-', HAVE_LIBCAP ? '+' : '-');
+}
+
+/* A bad command line: say what and where to look, return -EINVAL. */
+#define usage_error(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld --help' for more information."), -EINVAL)
 
 static int option_pool(struct options *o, const char *value) {
         struct pool_spec spec;
@@ -239,7 +249,7 @@ static int parse_option(struct options *o, int c, char *argv[]) {
                 help();
                 return 1;
         case ARG_VERSION:
-                printf("hpfilld %s\n", PROJECT_VERSION);
+                version();
                 return 1;
         case ARG_ONCE:
                 o->once = true;
@@ -417,22 +427,52 @@ static int drop_privileges(const struct options *o, const struct config *c) {
         return r;
 }
 
+/* Where the configuration was looked for, for "nothing configured". */
+static const char *config_sources(const struct options *o, char *buf, size_t size) {
+        static const char *const dirs[] = CONFIG_DROPIN_DIRS;
+        FILE *f = fmemopen(buf, size, "w");
+
+        if (!f)
+                return "the configuration files";
+        if (o->config)
+                fputs(o->config, f);
+        else {
+                fprintf(f, "%s/" CONFIG_MAIN_FILE ", *.conf in", o->root_name);
+                for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                        fprintf(f, " %s/%s%s", o->root_name, dirs[i], i + 1 < ELEMENTSOF(dirs) ? "," : "");
+        }
+        fputs(", the kernel command line and the options", f);
+        (void) fclose(f); /* a name too long for @buf is cut */
+        buf[size - 1] = 0;
+        return buf;
+}
+
 /* --once, --dry-run and --check-config: one job, then the record of it. */
 static int run_once(const struct options *o, int rootfd, const struct config *config, struct stop *stop) {
+        struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
                 .host = strcmp(o->root, "/") == 0,
                 .dry_run = o->dry_run || o->check_config,
                 .stop = stop,
                 .report = o->check_config ? NULL : stdout,
+                .record = &record,
         };
+        struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         int ret, r;
 
+        /* a person at a terminal sees the pools grow; logs, the journal and an initramfs do not */
+        if (!j.dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
+                j.progress = tty_progress_update;
+                j.progress_done = tty_progress_clear;
+                j.userdata = &progress;
+        }
         ret = job_run(&j, config);
         if (o->check_config) {
                 if (ret == EXIT_OK)
                         log_info("The configuration is good: %zu pool(s), %zu reservation(s) planned on this machine",
                                  config->n_pools, config->n_reserves);
+                fill_record_done(&record);
                 return ret;
         }
         /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
@@ -442,7 +482,9 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
                 if (r < 0)
                         log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
+                metrics_after_fill(rootfd, &record, ret, config->metrics_file);
         }
+        fill_record_done(&record);
         return ret;
 }
 
@@ -451,6 +493,7 @@ static int run(const struct options *o, struct stop *stop) {
         _cleanup_(closep) int rootfd = -1;
         struct config config = CONFIG_INIT;
         struct error e = {};
+        char sources[1024];
         int r, ret = EXIT_FAIL;
 
         /* Before any thread exists, so every thread inherits the mask; the executor takes them. */
@@ -472,7 +515,7 @@ static int run(const struct options *o, struct stop *stop) {
                 goto out;
         }
         if (config.n_pools == 0 && config.n_reserves == 0 && (o->once || o->dry_run || o->check_config)) {
-                log_info("No pools configured, nothing to do");
+                log_info("No pools configured in %s, nothing to do", config_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
                 goto out;
         }
@@ -481,9 +524,12 @@ static int run(const struct options *o, struct stop *stop) {
                 log_error_errno(r, "Cannot drop capabilities: %m");
                 goto out;
         }
-        if (!o->once && !o->dry_run && !o->check_config)
+        if (!o->once && !o->dry_run && !o->check_config) {
+                if (config.n_pools == 0 && config.n_reserves == 0)
+                        log_notice("No pools configured in %s: idle until reloaded",
+                                   config_sources(o, sources, sizeof(sources)));
                 ret = daemon_run(rootfd, strcmp(o->root, "/") == 0, load_config, (void *) o);
-        else
+        } else
                 ret = run_once(o, rootfd, &config, stop);
 out:
         config_done(&config);

@@ -9,8 +9,11 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # cpio and a static libc: the VM tests (tests/vm/, which fetch a Debian kernel package too);
 # mmdebstrap, e2fsprogs and systemctl (package systemd, part of any installed Debian but not of
 # a minbase chroot): the Debian rootfs that vm-systemd boots; procps: /bin/kill, which the unit's
-# ExecReload= runs and `systemd-analyze verify` (tests/unit/verify-unit.sh) wants to find.
-test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps"
+# ExecReload= runs and `systemd-analyze verify` (tests/unit/verify-unit.sh) wants to find;
+# debhelper and lintian: the Debian package built and checked (tests/pkg/); prometheus
+# (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does.
+test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
+debhelper lintian prometheus prometheus-node-exporter curl"
 
 pkgs=$build_pkgs
 case "${1:-}" in

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs the dependencies, builds, and runs the whole test suite: unit and root tests with gcc,
-# the VM tests (QEMU guests with several NUMA nodes), unit tests with clang, unit and root tests
-# of a build without any optional library, unit and root tests
+# the VM tests (QEMU guests with several NUMA nodes), the Debian package (built, installed by
+# apt into a fresh root), unit tests with clang, unit and root tests of a build without any
+# optional library, unit and root tests
 # under AddressSanitizer+UndefinedBehaviorSanitizer and under ThreadSanitizer. Prints "N passed, N failed, N skipped" at the end; exits non-zero on failure.
 set -eu
 cd "$(dirname "$0")/.."
@@ -41,6 +42,7 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 # compiled in (-Dtest-hooks=true); an installed build (the default) has none
 run_suite gcc build "unit root" -Dtest-hooks=true
 run_suite vm build "vm" -Dtest-hooks=true
+run_suite pkg build "pkg" -Dtest-hooks=true
 CC=clang run_suite clang build-clang "unit" -Dtest-hooks=true
 # every optional library left out: the fallbacks (built-in sd_notify, raw capset, no libnuma or
 # libhugetlbfs) run the same unit and root tests

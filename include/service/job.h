@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "service/metrics.h"
 #include "settings/conf.h"
 #include "fill/stop.h"
 
@@ -37,10 +38,12 @@ struct job {
         struct stop *stop;
         FILE *report;    /* the report goes here; NULL: none */
         void (*progress)(const struct job_status *s, void *userdata);
+        void (*progress_done)(void *userdata); /* NULL, or called before the report (ends a terminal's progress) */
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
+        struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
 };
 
 /* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */

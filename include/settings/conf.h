@@ -20,6 +20,7 @@ struct config {
         bool drop_caches;     /* when pools fall short after compaction, drop the caches and retry */
         bool release_on_stop; /* daemon: give back the pages it added when stopped */
         unsigned set;         /* bit per settings_table[] entry this layer set */
+        char metrics_file[1024]; /* "": none; else an absolute path for node_exporter's textfile collector */
         struct pool_spec *pools;
         size_t n_pools;
         struct reserve_spec *reserves;
@@ -33,6 +34,8 @@ struct config {
 #define CONFIG_DROPIN_DIRS { "usr/lib/hpfilld.conf.d", "run/hpfilld.conf.d", "etc/hpfilld.conf.d" }
 
 const char *fill_mode_to_string(enum fill_mode m);
+/* MetricsFile=, --metrics-file: empty, or an absolute path of a file. */
+int config_check_metrics_file(const char *path);
 int fill_mode_from_string(const char *s, enum fill_mode *ret);
 
 /* Applies one file's text on top of @c. @name is used in messages ("file:line: ..."). */

@@ -235,6 +235,8 @@ int bench_main(int argc, char *argv[]) {
         int r, ret = 1;
 
         r = parse_args(&b, argc, argv);
+        if (r < 0)
+                log_error("Try 'hpfilld bench --help' for more information.");
         if (r <= 0)
                 return r < 0 ? 2 : 0;
         if (executor_block_signals() < 0)

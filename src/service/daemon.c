@@ -16,6 +16,7 @@
 #include "service/daemon.h"
 #include "service/job.h"
 #include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "util/log.h"
 #include "service/notify.h"
 #include "kernel/pool.h"
@@ -82,6 +83,7 @@ static void progress(const struct job_status *st, void *userdata) {
 }
 
 static int fill(struct daemon *d, bool again) {
+        struct fill_record record = {};
         struct job j = {
                 .rootfd = d->rootfd,
                 .host = d->host,
@@ -89,6 +91,7 @@ static int fill(struct daemon *d, bool again) {
                 .stop = &d->stop,
                 .progress = progress,
                 .userdata = d,
+                .record = &record,
         };
         int r;
 
@@ -97,8 +100,11 @@ static int fill(struct daemon *d, bool again) {
         r = job_run(&j, &d->config);
         if (*j.summary)
                 log_info("%s", j.summary);
-        if (!stop_requested(&d->stop))
+        if (!stop_requested(&d->stop)) {
                 (void) lastfill_write(d->rootfd, r, j.summary, j.advice_cmdline);
+                metrics_after_fill(d->rootfd, &record, r, d->config.metrics_file);
+        }
+        fill_record_done(&record);
         if (r == EXIT_OK)
                 (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
         else

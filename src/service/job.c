@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "plan/advise.h"
+#include "util/clock.h"
 #include "fill/fill.h"
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
@@ -125,6 +126,32 @@ static void test_hooks(struct fill_shared *s) {
 }
 #endif
 
+/* For the metrics: what the plan asked of each pool and how it went. */
+static void record_pool(struct job *j, const struct plan_pool *pp, const struct pool_run *run, bool met) {
+        int r = 0;
+
+        if (!j->record)
+                return;
+        r = fill_record_add_size(j->record, pp->page_size, run->elapsed_ns, run->sysfs.rounds, met);
+        for (size_t k = 0; r >= 0 && k < pp->n_nodes; k++)
+                r = fill_record_add_target(j->record, pp->page_size, pp->nodes[k].node, pp->nodes[k].target);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record the fill for the metrics: %m, ignoring");
+}
+
+static void record_reserve(struct job *j, const struct reserve_run *rr) {
+        const struct plan_pool *pp = &rr->plan->pool;
+        bool ready = !rr->error && (rr->kept || rr->faulted >= pp->target_total);
+        int r;
+
+        if (!j->record)
+                return;
+        r = fill_record_add_reserve(j->record, rr->plan->name, pp->page_size, ready ? pp->target_total : 0,
+                                    pp->target_total, ready ? MR_READY : rr->error ? MR_FAILED : MR_SHORT, rr->path);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record reservation '%s' for the metrics: %m, ignoring", rr->plan->name);
+}
+
 static void report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
         for (size_t i = 0; i < n; i++) {
                 const struct reserve_run *r = &runs[i];
@@ -156,6 +183,7 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                         escape_controls(shown, sizeof(shown), line);
                         fprintf(j->report, "%s\n", shown);
                 }
+                record_reserve(j, r);
                 *failed |= r->error != 0;
                 *short_ |= !r->error && !r->interrupted && r->faulted < pp->target_total;
         }
@@ -215,6 +243,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         }
 
         r = fill_execute(&shared, p, runs);
+        if (j->progress_done)
+                j->progress_done(j->userdata);
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
@@ -244,6 +274,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 interrupted |= runs[i].interrupted;
                 if (plan_pool_obtained(pp, after) < pp->target_total && !runs[i].interrupted && !runs[i].error)
                         shorts[n_shorts++] = pp;
+                record_pool(j, pp, &runs[i], plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent));
                 if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
                         short_ = true;
                         if (!runs[i].interrupted && !runs[i].error)
@@ -255,6 +286,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 r = reserve_execute(&shared, p, reserves, j->keep_reservations);
+                if (j->progress_done)
+                        j->progress_done(j->userdata);
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
         }
         interrupted |= stop_requested(j->stop);
@@ -274,6 +307,7 @@ int job_run(struct job *j, const struct config *c) {
         struct kernel_caps caps = {};
         struct plan plan = {};
         struct error e = {};
+        uint64_t start;
         int r, ret = EXIT_FAIL;
 
         j->summary[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = 0;
@@ -318,7 +352,10 @@ int job_run(struct job *j, const struct config *c) {
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         if (check_writable(j->rootfd, &topo, &plan) < 0)
                 goto out;
+        start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
+        if (j->record)
+                j->record->elapsed_ns = now_ns() - start;
 out:
         if (reserves)
                 reserve_runs_done(reserves, plan.n_reserves);

@@ -9,6 +9,7 @@
 
 #include "util/fileio.h"
 #include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/number.h"
@@ -106,10 +107,17 @@ static void print_last_fill(const char *json) {
         }
 }
 
+/* A bad command line: where to look; exit status 2. */
+static int usage_hint(void) {
+        log_error("Try 'hpfilld status --help' for more information.");
+        return 2;
+}
+
 int status_main(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "json", no_argument, NULL, 'j' },
+                { "format", required_argument, NULL, 'F' },
                 { "root", required_argument, NULL, 'R' },
                 {}
         };
@@ -118,7 +126,7 @@ int status_main(int argc, char *argv[]) {
         struct topology t = {};
         struct error e = {};
         const char *root = "/";
-        bool json = false;
+        bool json = false, prometheus = false;
         int c, r;
 
         optind = 1;
@@ -126,27 +134,41 @@ int status_main(int argc, char *argv[]) {
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
-                        printf("Usage: hpfilld status [--json] [--root DIR]\n"
+                        printf("Usage: hpfilld status [--json|--format=text|json|prometheus] [--root DIR]\n"
                                "Show the huge page pools per size and node, and the last fill.\n");
                         return 0;
                 case 'j':
                         json = true;
+                        break;
+                case 'F':
+                        json = strcmp(optarg, "json") == 0;
+                        prometheus = strcmp(optarg, "prometheus") == 0;
+                        if (!json && !prometheus && strcmp(optarg, "text") != 0) {
+                                log_error("--format '%s': expected text, json or prometheus", optarg);
+                                return usage_hint();
+                        }
                         break;
                 case 'R':
                         root = optarg;
                         break;
                 default:
                         log_error("unknown option or missing value '%s'", argv[optind - 1]);
-                        return 2;
+                        return usage_hint();
                 }
         if (optind < argc) {
                 log_error("unexpected argument '%s'", argv[optind]);
-                return 2;
+                return usage_hint();
         }
         rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0) {
                 log_error_errno(errno, "--root '%s': %m", root);
                 return 2;
+        }
+        if (prometheus) {
+                r = metrics_print(rootfd, stdout);
+                if (r < 0)
+                        log_error_errno(r, "Cannot read the pools for the metrics: %m");
+                return r < 0 ? 1 : 0;
         }
         r = topology_read(rootfd, &t, &e);
         if (r < 0) {

@@ -12,6 +12,7 @@
 #include "settings/conf.h"
 #include "settings/settings.h"
 #include "util/fileio.h"
+#include "util/sanitize.h"
 
 #define CONFIG_FILE_MAX (1024 * 1024)
 
@@ -535,12 +536,15 @@ static int config_open(int dirfd, const char *path, const char *display, int *re
         return 0;
 }
 
-int config_load_file(struct config *c, int dirfd, const char *path, const char *display, struct error *e) {
+int config_load_file(struct config *c, int dirfd, const char *path, const char *name, struct error *e) {
         _cleanup_(freep) char *text = NULL;
         _cleanup_(closep) int fd = -1;
+        char display[PATH_MAX * 4];
         size_t len;
         int r;
 
+        /* a newline in a file name must not start a line of its own in a list of errors */
+        escape_controls(display, sizeof(display), name);
         r = config_open(dirfd, path, display, &fd, e);
         if (r != 0)
                 return r < 0 ? r : 0;

@@ -39,6 +39,30 @@ static int parse_yes_no(const char *value, void *field) {
         return parse_bool(value, field);
 }
 
+int config_check_metrics_file(const char *path) {
+        size_t n = strlen(path);
+
+        if (n == 0)
+                return 0;
+        /* a file in a directory: "/", "/dir/" and control characters are not */
+        if (path[0] != '/' || path[n - 1] == '/' || n >= sizeof(((struct config *) NULL)->metrics_file))
+                return -EINVAL;
+        for (const char *p = path; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return -EINVAL;
+        return 0;
+}
+
+static int parse_metrics_file(const char *value, void *field) {
+        char *path = field;
+        int r = config_check_metrics_file(value);
+
+        if (r < 0)
+                return r;
+        memcpy(path, value, strlen(value) + 1);
+        return 0;
+}
+
 #define FIELD(f) .offset = offsetof(struct config, f), .size = sizeof(((struct config *) NULL)->f)
 
 const struct setting settings_table[] = {
@@ -49,6 +73,8 @@ const struct setting settings_table[] = {
         { "Shrink", "shrink", "shrink", 0, true, "yes or no", parse_yes_no, FIELD(shrink) },
         { "DropCaches", "drop_caches", "drop-caches", 0, true, "yes or no", parse_yes_no, FIELD(drop_caches) },
         { "ReleaseOnStop", NULL, NULL, 0, false, "yes or no", parse_yes_no, FIELD(release_on_stop) },
+        { "MetricsFile", NULL, "metrics-file", 0, false, "empty or an absolute file path", parse_metrics_file,
+          FIELD(metrics_file) },
 };
 const size_t settings_count = ELEMENTSOF(settings_table);
 

@@ -8,6 +8,9 @@
 #                             asked) and the tools are there; WORK, ROOT ($WORK/root) and VM_EXIT
 #   rootfs_tarball PREFIX PKG,...   ROOTFS_TAR: the cached tarball, $CACHE/PREFIX-SUITE-HASH.tar
 #   rootfs_install MESON_OPTION...  hpfilld built and installed into $ROOT, the tarball unpacked
+#   rootfs_build_deb DIR      hpfilld's Debian packages built by dpkg-buildpackage from a clean
+#                             copy of $SOURCE_ROOT in DIR: DEB, DRACUT_DEB, DEB_VERSION, CHANGES
+#   rootfs_install_deb        the tarball unpacked as $ROOT, $DEB installed there by apt
 #   rootfs_expect FILE...     each /FILE is in $ROOT after the install
 #   rootfs_chroot CMD...      CMD in $ROOT, with /proc, /sys and a small /dev
 #   rootfs_kernel             KERNEL (vmlinuz-VERSION in $ROOT/boot, the newest) and KVER
@@ -27,6 +30,10 @@ SOURCE_ROOT=${SOURCE_ROOT:-$(cd "$VM_DIR/../.." && pwd)}
 VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-300}
 CACHE=${HPFILLD_VM_CACHE:-/var/cache/hpfilld-vm}
 SUITE=bookworm
+# the packages of the rootfs that gets hpfilld's Debian package (systemd.sh, and
+# tests/pkg/install.sh, which shares its cache): a systemd system with initramfs-tools, and the
+# package's dependencies and recommendations, so that apt installs it offline
+ROOTFS_DEB_PKGS=systemd-sysv,udev,kmod,initramfs-tools,linux-image-cloud-amd64,busybox,procps,libnuma1,libcap2,libhugetlbfs0,libsystemd0
 
 # rootfs_setup [--mkfs-d]: the checks, the work directory and the vm-exit helper. --mkfs-d: the
 # test makes its disk from the rootfs (mkfs.ext4 -d)
@@ -116,11 +123,57 @@ rootfs_install() {
                 { cat "$WORK/install.log"; fail "meson install failed"; }
 }
 
+# rootfs_build_deb DIR: DIR/hpfilld, a clean copy of $SOURCE_ROOT (what git tracks or would
+# track; no build directories, no ignored files), built with `dpkg-buildpackage -us -uc -b`
+# (log: DIR/build.log): DEB and DRACUT_DEB (the packages, in DIR), DEB_VERSION, CHANGES
+rootfs_build_deb() {
+        local dir=$1 src=$1/hpfilld arch start
+        command -v dpkg-buildpackage >/dev/null || cannot_run "no dpkg-buildpackage (package dpkg-dev)"
+        command -v dh >/dev/null || cannot_run "no dh (package debhelper)"
+        mkdir "$src"
+        if git -C "$SOURCE_ROOT" rev-parse --show-toplevel >/dev/null 2>&1; then
+                (cd "$SOURCE_ROOT" && git ls-files -z --cached --others --exclude-standard) |
+                        (cd "$SOURCE_ROOT" && tar --null --ignore-failed-read -T - -cf -) | tar -x -C "$src"
+        else
+                tar -C "$SOURCE_ROOT" --exclude='./build*' --exclude='./obj-*' --exclude=./.vm -cf - . | tar -x -C "$src"
+        fi
+        [ ! -e "$src/build" ] || fail "the clean copy has a build directory"
+        DEB_VERSION=$(cd "$src" && dpkg-parsechangelog -S Version)
+        arch=$(dpkg --print-architecture)
+        start=$(date +%s%N)
+        if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$dir/build.log" 2>&1; then
+                tail -n 40 "$dir/build.log"
+                fail "dpkg-buildpackage -us -uc -b failed"
+        fi
+        echo "dpkg-buildpackage: built in $(secs "$start") s"
+        DEB=$dir/hpfilld_${DEB_VERSION}_$arch.deb
+        DRACUT_DEB=$dir/hpfilld-dracut_${DEB_VERSION}_all.deb
+        CHANGES=$dir/hpfilld_${DEB_VERSION}_$arch.changes
+        [ -f "$DEB" ] && [ -f "$DRACUT_DEB" ] || { ls "$dir"; fail "no $DEB or $DRACUT_DEB"; }
+}
+
+# rootfs_install_deb: $ROOTFS_TAR unpacked as $ROOT (unless there already), and $DEB installed
+# there by apt, offline (the rootfs has its dependencies), documentation and man pages kept as on
+# a real system; apt's output in $WORK/install.log
+rootfs_install_deb() {
+        if [ ! -d "$ROOT" ]; then
+                mkdir "$ROOT"
+                tar -x -C "$ROOT" -f "$ROOTFS_TAR"
+        fi
+        rm -f "$ROOT/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
+        cp "$DEB" "$ROOT/tmp/"
+        if ! rootfs_chroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/tmp/${DEB##*/}" \
+                >"$WORK/install.log" 2>&1; then
+                cat "$WORK/install.log"
+                fail "apt-get install of the package failed"
+        fi
+}
+
 # rootfs_expect FILE...: fails (showing meson install's output) unless each /FILE is in $ROOT
 rootfs_expect() {
         local f
         for f in "$@"; do
-                [ -e "$ROOT/$f" ] || { cat "$WORK/install.log"; fail "meson install put no /$f in the rootfs"; }
+                [ -e "$ROOT/$f" ] || { cat "$WORK/install.log"; fail "the install put no /$f in the rootfs"; }
         done
 }
 

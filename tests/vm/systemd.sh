@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # hpfilld.service in a real systemd boot: a Debian rootfs (mmdebstrap, cached) with hpfilld
-# installed by `meson install` (prefix /usr, initramfs-tools hook), the unit enabled as shipped,
+# installed from its Debian package (built by dpkg-buildpackage from a clean copy of the tree,
+# installed by apt: the unit enabled by the package's maintainer scripts, the initramfs-tools hook),
 # and its own kernel and initramfs (regenerated with the hook), booted under QEMU (TCG) with four
 # NUMA nodes (three with a CPU, one memory-only). Two boots of the same disk:
 #   1. "ready": pools from /etc/hpfilld.conf.d/test.conf (written after the initramfs was made, so
 #      the daemon does the fill). workload.service (Requires= and After=hpfilld.service) starts
 #      only after hpfilld.service became active (READY=1) and sees every node's pool at its
 #      target; the unit's status text and journal hold the report; the daemon runs with no
-#      capabilities left; hpfilld logged nothing above info to the kernel log. Then
+#      capabilities left; hpfilld logged nothing above info to the kernel log; it wrote the
+#      metrics of MetricsFile= from inside its sandbox, and status --format=prometheus shows them. Then
 #      `systemctl stop`: hpfilld exits 0 on SIGTERM and the pages stay.
 #   2. "short": hpfilld.pool=2M:node1=<all of node1's MemTotal> on the kernel command line
 #      (it replaces the configuration file's pools), more than the node can give: the initramfs
@@ -18,8 +20,8 @@
 # A checker unit in the guest (after multi-user.target) checks all this, prints FAIL: lines and
 # ends the VM through vm-exit with the number of failures.
 #
-# Needs root, qemu-system-x86_64, mmdebstrap, mkfs.ext4 with -d (e2fsprogs), meson and ninja, and
-# Debian's mirror (once: the rootfs is cached). Environment: as tests/vm/rootfs.sh says
+# Needs root, qemu-system-x86_64, mmdebstrap, mkfs.ext4 with -d (e2fsprogs), dpkg-buildpackage and
+# debhelper, and Debian's mirror (once: the rootfs is cached). Environment: as tests/vm/rootfs.sh says
 # (SOURCE_ROOT, VM_EXIT, HPFILLD_VM_CACHE, HPFILLD_VM_MIRROR, HPFILLD_VM_TIMEOUT, HPFILLD_VM_KEEP,
 # CI).
 set -eu
@@ -36,12 +38,15 @@ rootfs_setup --mkfs-d
 
 ### The rootfs: a tarball made by mmdebstrap once, cached under a hash of its arguments
 
-rootfs_tarball rootfs systemd-sysv,udev,kmod,initramfs-tools,linux-image-cloud-amd64,libnuma1,libcap2,busybox
+rootfs_tarball rootfs-deb "$ROOTFS_DEB_PKGS"
 
-### hpfilld for the rootfs: built with prefix /usr and installed by meson
+### hpfilld for the rootfs: its Debian package, installed by apt
 
 start=$(date +%s%N)
-rootfs_install -Dinitramfs-tools=enabled -Ddracut=disabled
+rootfs_build_deb "$WORK"
+rootfs_install_deb
+[ -L "$ROOT/etc/systemd/system/sysinit.target.wants/hpfilld.service" ] ||
+        fail "the package did not enable hpfilld.service"
 rootfs_expect usr/sbin/hpfilld etc/hpfilld.conf lib/systemd/system/hpfilld.service \
         usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld
 cp "$VM_EXIT" "$ROOT/usr/local/sbin/vm-exit"
@@ -121,6 +126,9 @@ say "2 MiB pages now: $(counts)"
 # the record the daemon keeps in its RuntimeDirectory=
 /usr/sbin/hpfilld status >$T/status 2>&1 || echo "exit status $?" >>$T/status
 sed 's/^/hpfilld-vm: hpfilld status: /' $T/status
+M=/var/lib/prometheus/node-exporter/hpfilld.prom
+/usr/sbin/hpfilld status --format=prometheus >$T/prom 2>&1 || echo "exit status $?" >>$T/prom
+grep -v '^#' $M 2>&1 | sed 's/^/hpfilld-vm: metrics: /'
 workload=$(cat /run/hpfilld-vm-workload 2>/dev/null || echo none)
 unit_start=$(prop hpfilld.service ExecMainStartTimestampMonotonic)
 ready=$(prop hpfilld.service ActiveEnterTimestampMonotonic)
@@ -139,6 +147,13 @@ ready)
                 bad "warnings or errors in hpfilld.service's journal (above)"
         fi
         expect_line $T/status "^Last fill: .*, exit status 0$" "hpfilld status"
+        # the daemon wrote the metrics from inside its sandbox
+        expect_line $M '^hpfilld_pool_target_pages\{size="2M",node="3"\} 48$' "$M"
+        expect_line $M '^hpfilld_pool_pages\{size="2M",node="1"\} 16$' "$M"
+        expect_line $M '^hpfilld_last_fill_success 1$' "$M"
+        expect "the metrics file's mode" "$(stat -c %a $M 2>&1)" 644
+        expect "the metrics directory (no temp file left)" "$(ls -A ${M%/*} | tr '\n' ' ')" "hpfilld.prom "
+        expect_line $T/prom '^hpfilld_pool_target_pages\{size="2M",node="0"\} 32$' "hpfilld status --format=prometheus"
         expect "the workload's record" "$workload" "$WANT"
         expect "2 MiB pages at the end" "$(counts)" "$WANT"
         if [ "${ready:-0}" -gt 0 ] && [ "${unit_start:-0}" -gt 0 ] && [ "$unit_start" -lt "$ready" ] &&
@@ -171,6 +186,8 @@ short)
         expect "hpfilld.service StatusErrno (ENOMEM)" "$(prop hpfilld.service StatusErrno)" 12
         expect_line $T/journal "^$report" "journalctl -u hpfilld"
         expect_line $T/status "^Last fill: .*, exit status 3$" "hpfilld status"
+        expect_line $M '^hpfilld_last_fill_exit_status 3$' "$M"
+        expect_line $M '^hpfilld_last_fill_pool_met\{size="2M"\} 0$' "$M"
         expect "hpfilld.service ActiveEnterTimestampMonotonic (never ready)" "$ready" 0
         expect "workload.service state" "$(prop workload.service ActiveState)" inactive
         expect "workload.service ExecMainStartTimestampMonotonic (never started)" "$work_start" 0
@@ -213,7 +230,8 @@ StandardError=tty
 [Install]
 WantedBy=multi-user.target
 EOF
-systemctl --root="$ROOT" --quiet enable hpfilld.service workload.service hpfilld-vm-check.service ||
+# hpfilld.service: enabled by the package already
+systemctl --root="$ROOT" --quiet enable workload.service hpfilld-vm-check.service ||
         fail "systemctl --root enable failed"
 # no login prompt in the middle of the checker's lines
 systemctl --root="$ROOT" --quiet mask serial-getty@ttyS0.service getty@tty1.service
@@ -229,13 +247,18 @@ for f in usr/sbin/hpfilld scripts/init-premount/hpfilld etc/hpfilld.conf usr/bin
 done
 
 mkdir -p "$ROOT/etc/hpfilld.conf.d"
+# the metrics for node_exporter's textfile collector, where Debian's has it: the unit may write there
+mkdir -p "$ROOT/var/lib/prometheus/node-exporter"
 cat >"$ROOT/etc/hpfilld.conf.d/test.conf" <<EOF
+[Fill]
+MetricsFile=/var/lib/prometheus/node-exporter/hpfilld.prom
+
 [Pool]
 PageSize=2M
 Amount=$PLAN
 EOF
 mkfs.ext4 -q -F -L root -d "$ROOT" "$WORK/disk.img" 1G >/dev/null || fail "mkfs.ext4 -d failed"
-echo "rootfs prepared in $(secs "$start") s: hpfilld built and installed, initramfs regenerated ($KVER)"
+echo "rootfs prepared in $(secs "$start") s: hpfilld's package built and installed, initramfs regenerated ($KVER)"
 
 ### the boots
 

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Where the metrics go: the fill record in /run/hpfilld, the textfile for node_exporter's
+ * textfile collector (MetricsFile=, --metrics-file), and `hpfilld status --format=prometheus`. */
+#pragma once
+
+#include <stdio.h>
+
+#include "service/metrics.h"
+
+#define METRICS_RECORD_FILE "run/hpfilld/fill-record"
+
+/* After a fill: stamps @rec (time, @exit_status, the counters carried on from the record
+ * before) and keeps it in METRICS_RECORD_FILE, atomically (a temp file in the same directory,
+ * renamed over the old one). */
+int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status);
+/* The pools now and @rec, in the exposition format, to @path (absolute), atomically: for
+ * node_exporter's textfile collector (MetricsFile=, --metrics-file). */
+int metrics_write_file(int rootfd, struct fill_record *rec, const char *path);
+/* Both of the above after a fill, failures logged as warnings (the fill stands). */
+void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *metrics_file);
+/* The pools now and the last fill recorded, in the exposition format. */
+int metrics_print(int rootfd, FILE *f);
+/* Writes @len bytes of @text to @path atomically, mode 0644. */
+int metrics_write_atomic(const char *path, const char *text, size_t len);

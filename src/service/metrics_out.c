@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/* Where the metrics go: the fill record in /run/hpfilld (so that `status` can show the last
+ * fill's targets and timings), the textfile for node_exporter, and stdout. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "config.h"
+#include "kernel/pool.h"
+#include "kernel/topology.h"
+#include "service/metrics_out.h"
+#include "util/fileio.h"
+#include "util/log.h"
+#include "util/macro.h"
+
+/* @text to DIRFD/@name through a temp file renamed over it: a reader (node_exporter's textfile
+ * collector, `hpfilld status`) sees the old text or the new, never half of one. The temp name
+ * starts with a dot and ends in .tmp, which the textfile collector (*.prom) does not read. */
+static int write_atomic_at(int dirfd, const char *name, const char *text, size_t len) {
+        _cleanup_(closep) int fd = -1;
+        char tmp[NAME_MAX + 1];
+        int r = 0;
+
+        if ((size_t) snprintf(tmp, sizeof(tmp), ".%.200s.%d.tmp", name, (int) getpid()) >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        (void) unlinkat(dirfd, tmp, 0); /* what a killed writer of this pid left */
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        for (size_t done = 0; done < len && r == 0;) {
+                ssize_t k = write(fd, text + done, len - done);
+
+                if (k < 0)
+                        r = -errno;
+                else
+                        done += (size_t) k;
+        }
+        /* readable by everyone whatever the umask; on disk before it replaces the old one */
+        if (r == 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
+                r = -errno;
+        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlinkat(dirfd, tmp, 0);
+        return r;
+}
+
+int metrics_write_atomic(const char *path, const char *text, size_t len) {
+        _cleanup_(closep) int dirfd = -1;
+        const char *slash = strrchr(path, '/');
+        char dir[PATH_MAX];
+
+        if (path[0] != '/' || !slash || !slash[1])
+                return -EINVAL;
+        if ((size_t) (slash - path) >= sizeof(dir))
+                return -ENAMETOOLONG;
+        memcpy(dir, path, (size_t) (slash - path));
+        dir[slash - path] = 0;
+        dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0)
+                return -errno;
+        return write_atomic_at(dirfd, slash + 1, text, len);
+}
+
+static uint64_t size_counter(int rootfd, uint64_t page_size, const char *file) {
+        char path[160];
+        uint64_t v = 0;
+
+        (void) snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
+        (void) read_u64_at(rootfd, path, &v);
+        return v;
+}
+
+static const uint64_t *record_target(const struct fill_record *rec, uint64_t page_size, unsigned node) {
+        for (size_t i = 0; rec && i < rec->n_targets; i++)
+                if (rec->targets[i].page_size == page_size && rec->targets[i].node == node)
+                        return &rec->targets[i].target;
+        return NULL;
+}
+
+/* A ready reservation whose file went away since (hpfilld --release) is absent now. */
+static void reserves_now(int rootfd, struct fill_record *rec) {
+        for (size_t i = 0; i < rec->n_reserves; i++) {
+                struct metrics_reserve *rs = &rec->reserves[i];
+                struct stat st;
+
+                if (rs->state == MR_READY && fstatat(rootfd, rs->path + (rs->path[0] == '/'), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        rs->state = MR_ABSENT;
+                        rs->pages = 0;
+                }
+        }
+}
+
+/* The pools now (every size and node the kernel offers), with the record's targets. */
+static int collect(int rootfd, const struct topology *t, const struct fill_record *rec, struct metrics *m) {
+        m->version = PROJECT_VERSION;
+        m->pools = calloc(t->n_page_sizes * t->n_nodes + 1, sizeof(*m->pools));
+        m->sizes = calloc(t->n_page_sizes + 1, sizeof(*m->sizes));
+        if (!m->pools || !m->sizes)
+                return -ENOMEM;
+        for (size_t s = 0; s < t->n_page_sizes; s++) {
+                uint64_t ps = t->page_sizes[s];
+
+                m->sizes[m->n_sizes++] = (struct metrics_size) { .page_size = ps,
+                                                                 .reserved = size_counter(rootfd, ps, "resv_hugepages") };
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        struct metrics_pool *p = &m->pools[m->n_pools++];
+                        struct pool_counts c = {};
+                        const uint64_t *target = record_target(rec, ps, t->nodes[i].id);
+
+                        (void) pool_read_counts(rootfd, t, t->nodes[i].id, ps, &c);
+                        *p = (struct metrics_pool) { .page_size = ps, .node = t->nodes[i].id, .total = c.nr,
+                                                     .free = c.free, .surplus = c.surplus, .has_target = !!target,
+                                                     .target = target ? *target : 0 };
+                }
+        }
+        m->fill = rec;
+        m->reserves = rec ? rec->reserves : NULL;
+        m->n_reserves = rec ? rec->n_reserves : 0;
+        return 0;
+}
+
+/* The whole text, in memory: written out in one piece. */
+static int render(int rootfd, struct fill_record *rec, char **ret, size_t *ret_len) {
+        struct topology t = {};
+        struct metrics m = {};
+        struct error e = {};
+        FILE *f;
+        int r;
+
+        r = topology_read(rootfd, &t, &e);
+        if (r < 0)
+                return r;
+        if (rec)
+                reserves_now(rootfd, rec);
+        r = collect(rootfd, &t, rec, &m);
+        f = r < 0 ? NULL : open_memstream(ret, ret_len);
+        if (r >= 0 && !f)
+                r = -errno;
+        if (f) {
+                r = metrics_format(f, &m);
+                if (fclose(f) != 0 && r >= 0)
+                        r = -EIO;
+        }
+        free(m.pools);
+        free(m.sizes);
+        topology_done(&t);
+        return r;
+}
+
+static int record_read(int rootfd, struct fill_record *ret) {
+        _cleanup_(freep) char *text = NULL;
+        int r = read_full_file_at(rootfd, METRICS_RECORD_FILE, 1024 * 1024, &text, NULL);
+
+        return r < 0 ? r : fill_record_parse(text, ret);
+}
+
+/* The counters go on from the record before (since boot: /run is a tmpfs). */
+static void carry_counters(int rootfd, struct fill_record *rec) {
+        struct fill_record old = {};
+
+        rec->fills_total = 1;
+        if (record_read(rootfd, &old) < 0)
+                return;
+        rec->fills_total += old.fills_total;
+        for (size_t i = 0; i < rec->n_sizes; i++)
+                for (size_t k = 0; k < old.n_sizes; k++)
+                        if (old.sizes[k].page_size == rec->sizes[i].page_size)
+                                rec->sizes[i].rounds_total += old.sizes[k].rounds_total;
+        fill_record_done(&old);
+}
+
+static int record_write(int rootfd, const struct fill_record *rec) {
+        _cleanup_(closep) int dirfd = -1;
+        _cleanup_(freep) char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        if (mkdirat(rootfd, "run", 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (mkdirat(rootfd, "run/hpfilld", 0755) < 0 && errno != EEXIST)
+                return -errno;
+        dirfd = openat(rootfd, "run/hpfilld", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dirfd < 0)
+                return -errno;
+        f = open_memstream(&text, &len);
+        if (!f)
+                return -errno;
+        r = fill_record_write(f, rec);
+        if (fclose(f) != 0 && r >= 0)
+                r = -EIO;
+        return r < 0 ? r : write_atomic_at(dirfd, strrchr(METRICS_RECORD_FILE, '/') + 1, text, len);
+}
+
+int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        rec->valid = true;
+        rec->time_ns = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+        rec->exit_status = exit_status;
+        carry_counters(rootfd, rec);
+        return record_write(rootfd, rec);
+}
+
+int metrics_write_file(int rootfd, struct fill_record *rec, const char *path) {
+        _cleanup_(freep) char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        r = render(rootfd, rec, &text, &len);
+        return r < 0 ? r : metrics_write_atomic(path, text, len);
+}
+
+int metrics_print(int rootfd, FILE *f) {
+        _cleanup_(freep) char *text = NULL;
+        struct fill_record rec = {};
+        bool have;
+        size_t len = 0;
+        int r;
+
+        have = record_read(rootfd, &rec) >= 0;
+        r = render(rootfd, have ? &rec : NULL, &text, &len);
+        if (r >= 0 && fwrite(text, 1, len, f) != len)
+                r = -EIO;
+        fill_record_done(&rec);
+        return r;
+}
+
+/* The fill record for `status --format=prometheus`, and MetricsFile='s text. */
+void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *metrics_file) {
+        int r = metrics_fill_done(rootfd, record, exit_status);
+
+        if (r < 0)
+                log_warning_errno(r, "Cannot record the fill in /" METRICS_RECORD_FILE ": %m, ignoring");
+        if (!*metrics_file)
+                return;
+        r = metrics_write_file(rootfd, record, metrics_file);
+        if (r < 0)
+                log_warning_errno(r, "Cannot write the metrics to %s: %m, ignoring", metrics_file);
+}

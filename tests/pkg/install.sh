@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The Debian package as a distribution builds and installs it: a clean copy of the source tree
+# (the files git tracks or would track, no build directories) is built with
+# `dpkg-buildpackage -us -uc -b`, lintian finds no error in it, and apt installs it into a fresh
+# Debian 12 root (mmdebstrap, cached and shared with tests/vm/systemd.sh) in a chroot. Then:
+# the files are in place, /etc/hpfilld.conf is a conffile with the source's content and fills
+# nothing (`hpfilld --once --dry-run` has nothing to do), hpfilld.service is enabled (the
+# sysinit.target.wants symlink) but nothing was started (no process, no /run/hpfilld), the
+# initramfs-tools trigger put hpfilld into the initramfs, a changed conffile survives a
+# reinstall, and a purge removes the conffile and the symlink.
+#
+# Needs root, dpkg-buildpackage and debhelper (dh), lintian, mmdebstrap and Debian's mirror (for
+# the rootfs, once: it has the package's dependencies, apt installs offline). Skips (77) without them, fails where
+# CI is set. Environment: SOURCE_ROOT (default: this script's tree), HPFILLD_VM_CACHE,
+# HPFILLD_VM_MIRROR, HPFILLD_VM_KEEP=1 (as tests/vm/rootfs.sh says).
+set -eu
+
+# shellcheck source=tests/vm/rootfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../vm/rootfs.sh"
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
+for tool in dpkg-buildpackage dh lintian mmdebstrap dpkg-deb tar chroot unshare; do
+        command -v "$tool" >/dev/null || cannot_run "no $tool (tools/setup.sh --test installs it)"
+done
+[ -r "$SOURCE_ROOT/debian/control" ] || fail "SOURCE_ROOT=$SOURCE_ROOT has no debian/"
+
+vm_workdir pkg
+ROOT=$WORK/root
+
+### the build, as a distribution does it, from a clean copy of the tree
+
+rootfs_build_deb "$WORK"
+version=$DEB_VERSION
+grep -E '^(Ok|Fail|Skipped): ' "$WORK/build.log" | sed 's/^/dh_auto_test: /'
+
+# lintian: no error; the rest is shown (debian/hpfilld.lintian-overrides explains what it overrides)
+lintian --display-info --pedantic --show-overrides "$CHANGES" >"$WORK/lintian.log" 2>&1 || true
+sed 's/^/lintian: /' "$WORK/lintian.log"
+if grep -q '^E: ' "$WORK/lintian.log"; then
+        fail "lintian found errors (above)"
+fi
+
+# the README's Install section names what was built, and how
+grep -qx 'dpkg-buildpackage -us -uc -b  *# .*' "$SOURCE_ROOT/README.md" &&
+        grep -q "^apt-get install \.\./${DEB##*/} " "$SOURCE_ROOT/README.md" ||
+        fail "the README's Install section does not show dpkg-buildpackage -us -uc -b and apt-get install ../${DEB##*/}"
+
+dpkg-deb -c "$DRACUT_DEB" | grep -q ' \./usr/lib/dracut/modules\.d/90hpfilld/module-setup\.sh$' ||
+        fail "hpfilld-dracut has no dracut module"
+
+### a fresh Debian 12 root, hpfilld installed into it by apt
+
+rootfs_tarball rootfs-deb "$ROOTFS_DEB_PKGS"
+mkdir "$ROOT"
+tar -x -C "$ROOT" -f "$ROOTFS_TAR"
+rootfs_kernel
+chroot "$ROOT" lsinitramfs "/boot/initrd.img-$KVER" >"$WORK/initramfs-before.list"
+if grep -qx usr/sbin/hpfilld "$WORK/initramfs-before.list"; then
+        fail "the initramfs has hpfilld before the install"
+fi
+start=$(date +%s%N)
+rootfs_install_deb
+echo "apt-get install: $(secs "$start") s (offline: the root has the dependencies)"
+
+checks=0
+ok() { echo "ok: $*"; checks=$((checks + 1)); }
+
+# the files
+for f in usr/sbin/hpfilld lib/systemd/system/hpfilld.service etc/hpfilld.conf \
+        usr/share/man/man8/hpfilld.8.gz usr/share/man/man5/hpfilld.conf.5.gz \
+        usr/share/bash-completion/completions/hpfilld \
+        usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld \
+        usr/share/doc/hpfilld/README.md.gz usr/share/doc/hpfilld/changelog.gz usr/share/doc/hpfilld/copyright; do
+        [ -f "$ROOT/$f" ] || fail "the package installed no /$f"
+done
+[ -x "$ROOT/usr/sbin/hpfilld" ] || fail "/usr/sbin/hpfilld is not executable"
+ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs"
+version_out=$(rootfs_chroot /usr/sbin/hpfilld --version) || fail "hpfilld --version failed in the root"
+[[ $version_out == "hpfilld $version"* ]] || fail "hpfilld --version says '$version_out', expected $version"
+ok "the installed binary runs: $(echo "$version_out" | head -n 1)"
+
+# the conffile: dpkg's, as the source has it, and it fills nothing
+conffiles=$(rootfs_chroot dpkg-query -W -f '${Conffiles}' hpfilld)
+want_md5=$(md5sum <"$SOURCE_ROOT/conf/hpfilld.conf" | cut -d' ' -f1)
+echo "$conffiles" | grep -qE "^ /etc/hpfilld\.conf $want_md5\$" ||
+        fail "dpkg's conffiles are '$conffiles', expected /etc/hpfilld.conf $want_md5"
+cmp "$SOURCE_ROOT/conf/hpfilld.conf" "$ROOT/etc/hpfilld.conf" || fail "/etc/hpfilld.conf is not conf/hpfilld.conf"
+ok "/etc/hpfilld.conf is a conffile with conf/hpfilld.conf's content"
+rc=0
+out=$(rootfs_chroot /usr/sbin/hpfilld --once --dry-run 2>&1) || rc=$?
+[ "$rc" = 0 ] && [[ $out == *"No pools configured in /etc/hpfilld.conf, "*", nothing to do"* ]] ||
+        fail "hpfilld --once --dry-run with the shipped configuration: exit $rc, '$out' (expected nothing to do)"
+ok "the shipped configuration fills nothing: $out"
+
+# enabled as Debian enables daemons, and not started in the chroot
+link=$ROOT/etc/systemd/system/sysinit.target.wants/hpfilld.service
+[ -L "$link" ] || fail "hpfilld.service is not enabled: no /etc/systemd/system/sysinit.target.wants/hpfilld.service"
+[ "$(readlink "$link")" = /lib/systemd/system/hpfilld.service ] || fail "the symlink points to '$(readlink "$link")'"
+ok "hpfilld.service enabled: sysinit.target.wants/hpfilld.service -> $(readlink "$link")"
+for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$ROOT" ] || continue
+        fail "a process is running in the root after the install: $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
+done
+[ ! -e "$ROOT/run/hpfilld" ] || fail "the install left /run/hpfilld: hpfilld ran"
+ok "nothing started: no process in the root, no /run/hpfilld"
+
+# the trigger ran update-initramfs, and the hook put hpfilld into the image
+grep -q 'update-initramfs' "$WORK/install.log" || { cat "$WORK/install.log"; fail "apt ran no update-initramfs trigger"; }
+chroot "$ROOT" lsinitramfs "/boot/initrd.img-$KVER" >"$WORK/initramfs.list"
+for f in usr/sbin/hpfilld scripts/init-premount/hpfilld etc/hpfilld.conf; do
+        grep -qx "$f" "$WORK/initramfs.list" || fail "no $f in the initramfs after the install (the hook did not run?)"
+done
+ok "the initramfs-tools trigger put hpfilld and its script into initrd.img-$KVER"
+
+# a changed conffile survives a reinstall; a purge removes it and the symlink
+echo "# a local change" >>"$ROOT/etc/hpfilld.conf"
+rootfs_chroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall "/tmp/${DEB##*/}" \
+        >"$WORK/reinstall.log" 2>&1 || { cat "$WORK/reinstall.log"; fail "apt-get install --reinstall failed"; }
+grep -qx '# a local change' "$ROOT/etc/hpfilld.conf" || fail "the reinstall lost the local change to /etc/hpfilld.conf"
+ok "a local change to /etc/hpfilld.conf survives a reinstall"
+rootfs_chroot env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q hpfilld >"$WORK/purge.log" 2>&1 ||
+        { cat "$WORK/purge.log"; fail "apt-get purge failed"; }
+for f in etc/hpfilld.conf usr/sbin/hpfilld etc/systemd/system/sysinit.target.wants/hpfilld.service; do
+        [ ! -e "$ROOT/$f" ] && [ ! -L "$ROOT/$f" ] || fail "/$f is still there after apt-get purge"
+done
+ok "apt-get purge removes the conffile, the binary and the symlink"
+echo "PASS: $checks checks"

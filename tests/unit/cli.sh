@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What a person reads first: --version with the features built in (FEATURES, from meson), a
+# pointer to --help after every kind of usage error (exit status 2), and, with nothing
+# configured, the files looked in. Nothing here touches the host: no fill, --root in a temp dir.
+set -eu
+: "${HPFILLD:?}" "${FEATURES:?}" "${VERSION:?}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$HPFILLD" --version >"$work/out"
+[ "$(sed -n 1p "$work/out")" = "hpfilld $VERSION" ] || bad "--version line 1: '$(sed -n 1p "$work/out")'"
+[ "$(sed -n 2p "$work/out")" = "$FEATURES" ] || bad "--version line 2: '$(sed -n 2p "$work/out")', built with '$FEATURES'"
+echo "ok: --version: $(tr '\n' ' ' <"$work/out")"
+
+# usage ARGS...: exit status 2, the last line a pointer to the right --help
+usage() {
+        rc=0
+        "$HPFILLD" "$@" >"$work/out" 2>"$work/err" || rc=$?
+        case $1 in status | bench) help="hpfilld $1 --help" ;; *) help="hpfilld --help" ;; esac
+        if [ "$rc" != 2 ]; then
+                bad "'$*' exited $rc, expected 2"
+        elif [ "$(tail -n 1 "$work/err")" != "hpfilld: Try '$help' for more information." ]; then
+                bad "'$*': the last line is '$(tail -n 1 "$work/err")'"
+        else
+                echo "ok: '$*': $(head -n 1 "$work/err")"
+        fi
+}
+usage --bogus
+usage --pool
+usage --pool 2M:lots
+usage --mode fast
+usage --shrink=yes
+usage --once extra
+usage --metrics-file relative.prom
+usage --release 'no/name'
+usage status --format=yaml
+usage status --bogus
+usage bench --runs 0
+usage bench --bogus
+
+# nothing configured: the files it looked in (under --root), exit 0
+mkdir -p "$work/root/etc"
+rc=0
+"$HPFILLD" --once --dry-run --root "$work/root" >"$work/out" 2>"$work/err" || rc=$?
+want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $work/root/usr/lib/hpfilld.conf.d, $work/root/run/hpfilld.conf.d, $work/root/etc/hpfilld.conf.d, the kernel command line and the options, nothing to do"
+[ "$rc" = 0 ] && [ "$(cat "$work/err")" = "$want" ] || bad "nothing configured: exit $rc, '$(cat "$work/err")'"
+# the daemon says it at notice level before it idles (here it stops after: no sys or proc in the
+# root, which is an error of its own)
+timeout 10 "$HPFILLD" --root "$work/root" >"$work/out" 2>"$work/err" || true
+want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $work/root/usr/lib/hpfilld.conf.d, $work/root/run/hpfilld.conf.d, $work/root/etc/hpfilld.conf.d, the kernel command line and the options: idle until reloaded"
+[ "$(head -n 1 "$work/err")" = "$want" ] || bad "the bare daemon with nothing configured: '$(head -n 1 "$work/err")'"
+rc=0
+"$HPFILLD" --once --config "$work/root/etc/none.conf" >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 2 ] || bad "--config of a missing file exited $rc"
+printf '# nothing\n' >"$work/empty.conf"
+"$HPFILLD" --once --dry-run --config "$work/empty.conf" 2>"$work/err"
+grep -qx "hpfilld: No pools configured in $work/empty.conf, the kernel command line and the options, nothing to do" "$work/err" ||
+        bad "--config with no pools: '$(cat "$work/err")'"
+echo "ok: nothing configured: $(cat "$work/err")"
+
+# the README's Monitoring section: its configuration is valid, and its command works
+if [ -n "${SOURCE_ROOT:-}" ]; then
+        sed -n '/^## Monitoring/,/^## /p' "$SOURCE_ROOT/README.md" | sed -n '/^```ini$/,/^```$/p' | sed '1d;$d' >"$work/metrics.conf"
+        grep -q '^MetricsFile=/' "$work/metrics.conf" || bad "no MetricsFile= example in the README's Monitoring section"
+        "$HPFILLD" --once --dry-run --config "$work/metrics.conf" 2>"$work/err" || bad "the README's metrics.conf: $(cat "$work/err")"
+        cmd=$(sed -n '/^## Monitoring/,/^## /p' "$SOURCE_ROOT/README.md" | sed -n 's/^\(hpfilld status --format=prometheus | promtool check metrics\) .*/\1/p')
+        [ -n "$cmd" ] || bad "no status | promtool command in the README's Monitoring section"
+        if command -v promtool >/dev/null && [ -n "$cmd" ]; then
+                mkdir -p "$work/bin"
+                ln -s "$HPFILLD" "$work/bin/hpfilld"
+                PATH=$work/bin:$PATH sh -c "$cmd" || bad "the README's '$cmd' failed"
+        fi
+        echo "ok: the README's Monitoring example and command"
+fi
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
+echo PASS

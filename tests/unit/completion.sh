@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The bash completion (completion/hpfilld.bash) as bash calls it: sourced into bash (after
+# bash-completion itself where it is installed), then _hpfilld with COMP_WORDS and COMP_CWORD
+# split as bash splits a command line (at ':' and '=' too). Page sizes, nodes and reservations
+# come from a fake tree given with --root, and once from this machine's /sys.
+set -eu
+src=${SOURCE_ROOT:?}/completion/hpfilld.bash
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fake=$work/root
+mkdir -p "$fake/sys/kernel/mm/hugepages/hugepages-2048kB" "$fake/sys/kernel/mm/hugepages/hugepages-1048576kB" \
+        "$fake/sys/kernel/mm/hugepages/hugepages-64kB" \
+        "$fake/sys/devices/system/node/node0" "$fake/sys/devices/system/node/node1" "$fake/proc" \
+        "$fake/dev/hugepages/hpfilld" "$fake/mnt/huge1g/hpfilld"
+: >"$fake/dev/hugepages/hpfilld/vm1"
+: >"$fake/dev/hugepages/hpfilld/vm2"
+: >"$fake/mnt/huge1g/hpfilld/db"
+printf '%s\n' "proc /proc proc rw 0 0" "hugetlbfs /dev/hugepages hugetlbfs rw,pagesize=2M 0 0" \
+        "none /mnt/huge1g hugetlbfs rw,pagesize=1024M 0 0" >"$fake/proc/mounts"
+
+[ -r /usr/share/bash-completion/bash_completion ] && . /usr/share/bash-completion/bash_completion
+# shellcheck source=completion/hpfilld.bash
+. "$src"
+complete -p hpfilld | grep -q -- '-F _hpfilld hpfilld' || { echo "FAIL: no completion registered"; exit 1; }
+
+fails=0
+# expect "WANT..." WORD...: COMP_WORDS=(WORD...), the cursor on the last one; COMPREPLY, sorted
+# and space-joined, must be WANT
+expect() {
+        local want=$1 got
+        shift
+        COMP_WORDS=("$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        COMP_LINE="$*"
+        COMP_POINT=${#COMP_LINE}
+        COMPREPLY=()
+        # as in an interactive shell: no set -e (compgen returns 1 when nothing matches)
+        set +e
+        _hpfilld hpfilld "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+        set -e
+        got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//')
+        if [ "$got" = "$want" ]; then
+                echo "ok: '$*' -> $got"
+        else
+                echo "FAIL: '$*' completes to '$got', expected '$want'"
+                fails=$((fails + 1))
+        fi
+}
+
+R=(--root "$fake")
+expect "status" hpfilld s
+expect "bench" hpfilld b
+expect "--drop-caches --dry-run" hpfilld --dr
+expect "--metrics-file --min --mode" hpfilld --m
+expect "--release --reserve --root" hpfilld --r
+# the verbs' own options, and no verb in the middle of options
+expect "--format" hpfilld status --fo
+expect "--page-size" hpfilld bench --pa
+expect "" hpfilld --once st
+expect "json prometheus text" hpfilld status --format ""
+expect "prometheus" hpfilld status --format = pr
+expect "fault" hpfilld --mode f
+expect "kmsg stderr" hpfilld --log-target ""
+# page sizes and nodes of the tree given with --root
+expect "1G: 2M: 64K:" hpfilld "${R[@]}" --pool ""
+expect "2M:" hpfilld "${R[@]}" --pool 2
+expect "node0= node1=" hpfilld "${R[@]}" --pool 2M : ""
+expect "node0= node1=" hpfilld "${R[@]}" -p 1G : no
+# the word bash replaces is "4,node1": after the last "=" it split at
+expect "4,node1=" hpfilld "${R[@]}" --pool 2M : node0 = 4,node1
+expect "" hpfilld "${R[@]}" --pool 2M : node0 = ""
+expect "1G 2M 64K" hpfilld bench "${R[@]}" --page-size ""
+# reservations in every hugetlbfs mount
+expect "db vm1 vm2" hpfilld "${R[@]}" --release ""
+expect "vm1 vm2" hpfilld "${R[@]}" --release v
+# this machine's page sizes, as the kernel offers them
+want=""
+for d in /sys/kernel/mm/hugepages/hugepages-*kB; do
+        [ -d "$d" ] || continue
+        kb=${d##*-}
+        kb=${kb%kB}
+        if ((kb % 1048576 == 0)); then want="$want $((kb / 1048576))G:"; elif ((kb % 1024 == 0)); then want="$want $((kb / 1024))M:"; else want="$want ${kb}K:"; fi
+done
+want=$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
+expect "$want" hpfilld --once --pool ""
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
+echo PASS

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the Prometheus formatter, the fill record's text form and MetricsFile=. */
+#include "service/metrics.h"
+#include "settings/conf.h"
+#include "test.h"
+
+#define MB (UINT64_C(1024) * 1024)
+
+static char *format(const struct metrics *m) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        CHECK(f);
+        CHECK_EQ(metrics_format(f, m), 0);
+        CHECK_EQ(fclose(f), 0);
+        return text;
+}
+
+/* @line is one whole line of @text */
+static void check_line(const char *text, const char *line) {
+        size_t n = strlen(line);
+
+        for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (strncmp(p, line, n) == 0 && (p[n] == '\n' || p[n] == 0))
+                        return;
+        fprintf(stderr, "no line '%s' in:\n%s", line, text);
+        exit(1);
+}
+
+static struct fill_record sample_record(void) {
+        struct fill_record r = { .valid = true, .time_ns = INT64_C(1700000000123456789), .exit_status = 3,
+                                 .elapsed_ns = 1500000000, .fills_total = 4 };
+
+        CHECK_EQ(fill_record_add_size(&r, 2 * MB, 1250000000, 2, false), 0);
+        r.sizes[0].rounds_total = 7;
+        CHECK_EQ(fill_record_add_target(&r, 2 * MB, 0, 512), 0);
+        CHECK_EQ(fill_record_add_target(&r, 2 * MB, 1, 300), 0);
+        CHECK_EQ(fill_record_add_reserve(&r, "vm\"1", 2 * MB, 0, 64, MR_SHORT, "/dev/hugepages/hpfilld/vm\"1"), 0);
+        return r;
+}
+
+TEST(test_format) {
+        struct metrics_pool pools[] = {
+                { .page_size = 2 * MB, .node = 0, .total = 512, .free = 500, .surplus = 3, .has_target = true, .target = 512 },
+                { .page_size = 2 * MB, .node = 1, .total = 100, .free = 100, .has_target = true, .target = 300 },
+                { .page_size = 1024 * MB, .node = 0, .total = 2, .free = 1 },
+        };
+        struct metrics_size sizes[] = { { .page_size = 2 * MB, .reserved = 9 }, { .page_size = 1024 * MB } };
+        struct fill_record r = sample_record();
+        struct metrics m = { .version = "1.2\\3", .pools = pools, .n_pools = 3, .sizes = sizes, .n_sizes = 2,
+                             .fill = &r, .reserves = r.reserves, .n_reserves = r.n_reserves };
+        char *text = format(&m);
+
+        check_line(text, "hpfilld_build_info{version=\"1.2\\\\3\"} 1");
+        check_line(text, "# TYPE hpfilld_pool_pages gauge");
+        check_line(text, "hpfilld_page_size_bytes{size=\"1G\"} 1073741824");
+        check_line(text, "hpfilld_pool_pages{size=\"2M\",node=\"0\"} 512");
+        check_line(text, "hpfilld_pool_pages{size=\"2M\",node=\"1\"} 100");
+        check_line(text, "hpfilld_pool_pages{size=\"1G\",node=\"0\"} 2");
+        check_line(text, "hpfilld_pool_free_pages{size=\"2M\",node=\"0\"} 500");
+        check_line(text, "hpfilld_pool_surplus_pages{size=\"2M\",node=\"0\"} 3");
+        check_line(text, "hpfilld_pool_target_pages{size=\"2M\",node=\"1\"} 300");
+        CHECK(!strstr(text, "hpfilld_pool_target_pages{size=\"1G\""));
+        check_line(text, "hpfilld_pool_reserved_pages{size=\"2M\"} 9");
+        check_line(text, "hpfilld_last_fill_timestamp_seconds 1700000000.123");
+        check_line(text, "hpfilld_last_fill_duration_seconds 1.500000000");
+        check_line(text, "hpfilld_last_fill_exit_status 3");
+        check_line(text, "hpfilld_last_fill_success 0");
+        check_line(text, "# TYPE hpfilld_fills_total counter");
+        check_line(text, "hpfilld_fills_total 4");
+        check_line(text, "hpfilld_last_fill_pool_duration_seconds{size=\"2M\"} 1.250000000");
+        check_line(text, "hpfilld_last_fill_pool_met{size=\"2M\"} 0");
+        check_line(text, "hpfilld_last_fill_retry_rounds{size=\"2M\"} 2");
+        check_line(text, "hpfilld_fill_retry_rounds_total{size=\"2M\"} 7");
+        check_line(text, "hpfilld_reservation_target_pages{name=\"vm\\\"1\",size=\"2M\"} 64");
+        check_line(text, "hpfilld_reservation_state{name=\"vm\\\"1\",state=\"short\"} 1");
+        check_line(text, "hpfilld_reservation_state{name=\"vm\\\"1\",state=\"ready\"} 0");
+        /* every HELP has its TYPE, and every line ends */
+        CHECK(text[strlen(text) - 1] == '\n');
+        free(text);
+        fill_record_done(&r);
+}
+
+TEST(test_format_no_fill) {
+        struct metrics_pool pools[] = { { .page_size = 2 * MB, .node = 0, .total = 1 } };
+        struct metrics_size sizes[] = { { .page_size = 2 * MB } };
+        struct metrics m = { .version = "1", .pools = pools, .n_pools = 1, .sizes = sizes, .n_sizes = 1 };
+        char *text = format(&m);
+
+        check_line(text, "hpfilld_pool_pages{size=\"2M\",node=\"0\"} 1");
+        CHECK(!strstr(text, "hpfilld_last_fill"));
+        CHECK(!strstr(text, "hpfilld_pool_target_pages"));
+        CHECK(!strstr(text, "hpfilld_reservation"));
+        free(text);
+}
+
+TEST(test_record_roundtrip) {
+        struct fill_record r = sample_record(), back = {};
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        CHECK_EQ(fill_record_write(f, &r), 0);
+        CHECK_EQ(fclose(f), 0);
+        CHECK_EQ(fill_record_parse(text, &back), 0);
+        CHECK(back.valid);
+        CHECK_EQ(back.time_ns, r.time_ns);
+        CHECK_EQ(back.exit_status, 3);
+        CHECK_EQ(back.elapsed_ns, r.elapsed_ns);
+        CHECK_EQ(back.fills_total, 4);
+        CHECK_EQ(back.n_sizes, 1);
+        CHECK_EQ(back.sizes[0].rounds, 2);
+        CHECK_EQ(back.sizes[0].rounds_total, 7);
+        CHECK_EQ(back.sizes[0].met, 0);
+        CHECK_EQ(back.n_targets, 2);
+        CHECK_EQ(back.targets[1].node, 1);
+        CHECK_EQ(back.targets[1].target, 300);
+        CHECK_EQ(back.n_reserves, 1);
+        CHECK(strcmp(back.reserves[0].name, "vm\"1") == 0);
+        CHECK(strcmp(back.reserves[0].path, "/dev/hugepages/hpfilld/vm\"1") == 0);
+        CHECK_EQ(back.reserves[0].state, MR_SHORT);
+        free(text);
+        fill_record_done(&r);
+        fill_record_done(&back);
+}
+
+TEST(test_record_bad) {
+        static const char *const bad[] = {
+                "",
+                "size 2097152 1 0 0 1\n", /* no fill line */
+                "fill 1 0 1 1\nsize 2097152 1 0 0 2\n",
+                "fill 1 0 1 1\ntarget 2097152 0\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 9 /x\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 relative\n",
+                "fill 1 0 1 1 extra\n",
+                "fill 1 0 1 1\nwhat\n",
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct fill_record r = {};
+
+                if (fill_record_parse(bad[i], &r) != -EBADMSG) {
+                        fprintf(stderr, "accepted: '%s'\n", bad[i]);
+                        exit(1);
+                }
+        }
+}
+
+TEST(test_metrics_file_setting) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        static const char good[] = "[Fill]\nMetricsFile=/var/lib/prometheus/node-exporter/hpfilld.prom\n";
+        static const char *const bad[] = {
+                "[Fill]\nMetricsFile=hpfilld.prom\n",
+                "[Fill]\nMetricsFile=/var/lib/\n",
+                "[Fill]\nMetricsFile=/a\nMetricsFile=/b\n",
+        };
+
+        CHECK_EQ(config_parse_text(&c, "t.conf", good, strlen(good), &e), 0);
+        CHECK(strcmp(c.metrics_file, "/var/lib/prometheus/node-exporter/hpfilld.prom") == 0);
+        config_done(&c);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct config b = CONFIG_INIT;
+
+                CHECK_EQ(config_parse_text(&b, "t.conf", bad[i], strlen(bad[i]), &e), -EINVAL);
+                CHECK_STR_CONTAINS(e.msg, "t.conf:");
+                CHECK_STR_CONTAINS(e.msg, "MetricsFile=");
+                config_done(&b);
+        }
+        CHECK_EQ(config_check_metrics_file(""), 0);
+        CHECK_EQ(config_check_metrics_file("/a\nb"), -EINVAL);
+}
+
+int main(void) {
+        RUN(test_format);
+        RUN(test_format_no_fill);
+        RUN(test_record_roundtrip);
+        RUN(test_record_bad);
+        RUN(test_metrics_file_setting);
+        return 0;
+}
