@@ -36,6 +36,7 @@ struct job {
         bool keep_reservations; /* a refill: reservations already there stay (a VM may map them) */
         struct stop *stop;
         FILE *report;    /* the report goes here; NULL: none */
+        int report_error; /* out: the report could not be written (a closed pipe): negative errno */
         void (*progress)(const struct job_status *s, void *userdata);
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */

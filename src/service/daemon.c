@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The daemon: fill, tell the service manager READY=1, then wait idle for SIGHUP (reload and
- * fill again), memory coming online (fill again) and SIGTERM (stop). */
+ * fill again), memory coming online (fill again) and SIGTERM or another stop signal (stop). */
 #include <inttypes.h>
 #include <linux/netlink.h>
 #include <poll.h>
@@ -192,14 +192,13 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
         int r, ret = EXIT_FAIL;
 
         stop_init(&d.stop);
+        /* SIGHUP during a fill waits for it to end, then reloads; the other stop signals stop a
+         * fill (the executor's) and, read here, the daemon. */
+        sigdelset(&d.stop.signals, SIGHUP);
         d.watchdog_usec = notify_watchdog_usec();
-        sigemptyset(&set);
-        sigaddset(&set, SIGHUP);
-        sigaddset(&set, SIGTERM);
-        sigaddset(&set, SIGINT);
+        stop_signals(&set);
         if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
                 goto out;
-        /* SIGHUP is read here only; SIGINT/SIGTERM during a fill are the executor's */
         sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
         if (sig_fd < 0) {
                 log_error_errno(errno, "Cannot set up signals: %m");
@@ -281,7 +280,8 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
                         (void) notifyf("READY=1");
                         continue;
                 }
-                break; /* SIGTERM, SIGINT */
+                log_info("Stopping on signal %d (%s)", si.ssi_signo, strsignal((int) si.ssi_signo));
+                break; /* SIGTERM, SIGINT and every other stop signal */
         }
         ret = EXIT_OK;
 stopping:

@@ -152,6 +152,16 @@ static void advise(struct job *j, const struct plan_pool *const *shorts, size_t 
                 log_notice("Next boot: %s (or from the initramfs: %s)", j->advice_cmdline, j->advice_initramfs);
 }
 
+/* SIGPIPE is ignored (stop_block_signals()): a closed stdout fails the report and makes the
+ * run's exit status 1, and nothing else; the fill goes on and puts back what it changed. */
+static void report_flush(struct job *j) {
+        if (!j->report || j->report_error)
+                return;
+        errno = 0;
+        if (fflush(j->report) != 0 || ferror(j->report))
+                j->report_error = log_error_errno(errno ?: EIO, "Cannot write the report to standard output: %m");
+}
+
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
                const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
@@ -236,11 +246,10 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
         }
         interrupted |= stop_requested(j->stop);
-        if (j->report)
-                (void) fflush(j->report);
+        report_flush(j);
         if (interrupted)
-                log_error("Interrupted by signal %d; pages already added stay in the pools",
-                          atomic_load(&j->stop->signo));
+                log_error("Interrupted by signal %d (%s); pages already added stay in the pools",
+                          atomic_load(&j->stop->signo), strsignal(atomic_load(&j->stop->signo)));
         fill_runs_done(runs, p->n_pools);
         return r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
 }
@@ -298,6 +307,9 @@ int job_run(struct job *j, const struct config *c) {
                 goto out;
         ret = run(j, &topo, &plan, reserves, &caps);
 out:
+        report_flush(j);
+        if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))
+                ret = EXIT_FAIL;
         if (reserves)
                 reserve_runs_done(reserves, plan.n_reserves);
         plan_done(&plan);
