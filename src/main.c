@@ -16,6 +16,7 @@
 #include "settings/cmdline.h"
 #include "settings/conf.h"
 #include "service/daemon.h"
+#include "service/hostlock.h"
 #include "util/fileio.h"
 #include "service/job.h"
 #include "service/lastfill.h"
@@ -41,6 +42,7 @@ static const char *arg_root = "/";
 static struct config arg_cli = CONFIG_INIT; /* pools from --pool, reservations from --reserve */
 static char **arg_release;
 static size_t arg_n_release;
+static unsigned arg_lock_timeout = HOSTLOCK_TIMEOUT_S;
 static bool arg_mode_set, arg_threads_set, arg_min_set, arg_shrink_set, arg_drop_caches_set;
 
 static void help(void) {
@@ -66,6 +68,7 @@ static void help(void) {
                "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@0\n"
                "     --release NAME         Remove reservation NAME (no --once needed)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
+               "     --lock-timeout SEC     How long to wait for another fill of this host (default 60)\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
                "     --log-target stderr|kmsg\n"
                "                            Where messages go (kmsg: the kernel log, in an initramfs)\n"
@@ -88,6 +91,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ROOT,
                 ARG_RELEASE,
                 ARG_LOG_TARGET,
+                ARG_LOCK_TIMEOUT,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -105,6 +109,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
                 {}
@@ -211,6 +216,10 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case 'n':
                         arg_dry_run = true;
+                        break;
+                case ARG_LOCK_TIMEOUT:
+                        if (parse_uint_range(optarg, 0, 86400, &arg_lock_timeout) < 0)
+                                return usage_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);
                         break;
                 case ARG_ROOT:
                         arg_root = optarg;
@@ -407,7 +416,7 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
         if (!arg_once && !arg_dry_run) {
-                ret = daemon_run(rootfd, strcmp(arg_root, "/") == 0, load_config);
+                ret = daemon_run(rootfd, strcmp(arg_root, "/") == 0, load_config, arg_lock_timeout);
                 goto out;
         }
 
@@ -416,6 +425,8 @@ int main(int argc, char *argv[]) {
                 .host = strcmp(arg_root, "/") == 0,
                 .dry_run = arg_dry_run,
                 .stop = &stop,
+                .task = "hpfilld --once",
+                .lock_timeout_s = arg_lock_timeout,
                 .report = stdout,
         };
         ret = job_run(&j, &config);

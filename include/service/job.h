@@ -35,6 +35,8 @@ struct job {
         bool dry_run;
         bool keep_reservations; /* a refill: reservations already there stay (a VM may map them) */
         struct stop *stop;
+        const char *task;        /* what the fill is, for whoever waits for the host lock */
+        unsigned lock_timeout_s; /* how long to wait for another fill (hostlock.h) */
         FILE *report;    /* the report goes here; NULL: none */
         int report_error; /* out: the report could not be written (a closed pipe): negative errno */
         void (*progress)(const struct job_status *s, void *userdata);
@@ -44,5 +46,8 @@ struct job {
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
 };
 
+/* Puts back what fills that died left changed (journal.h), saying what it did. Returns how
+ * many entries it found, or a negative errno. */
+int job_recover_journal(int rootfd);
 /* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */
 int job_run(struct job *j, const struct config *c);

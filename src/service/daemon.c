@@ -52,6 +52,7 @@ struct daemon {
         struct stop stop;
         uint64_t watchdog_usec;
         uint64_t last_added;
+        unsigned lock_timeout_s;
         struct topology t;   /* for ReleaseOnStop */
         uint64_t *found;     /* nr_hugepages per (size, node) before the first fill */
 };
@@ -79,12 +80,14 @@ static void progress(const struct job_status *st, void *userdata) {
         d->last_added = added;
 }
 
-static int fill(struct daemon *d, bool again) {
+static int fill(struct daemon *d, bool again, const char *task) {
         struct job j = {
                 .rootfd = d->rootfd,
                 .host = d->host,
                 .keep_reservations = again,
                 .stop = &d->stop,
+                .task = task,
+                .lock_timeout_s = d->lock_timeout_s,
                 .progress = progress,
                 .userdata = d,
         };
@@ -185,8 +188,9 @@ static int open_watchdog(uint64_t usec) {
         return fd;
 }
 
-int daemon_run(int rootfd, bool host, daemon_load_fn load) {
-        struct daemon d = { .rootfd = rootfd, .host = host, .load = load, .config = CONFIG_INIT };
+int daemon_run(int rootfd, bool host, daemon_load_fn load, unsigned lock_timeout_s) {
+        struct daemon d = { .rootfd = rootfd, .host = host, .load = load, .config = CONFIG_INIT,
+                            .lock_timeout_s = lock_timeout_s };
         _cleanup_(closep) int sig_fd = -1, uevent_fd = -1, watchdog_fd = -1;
         sigset_t set;
         int r, ret = EXIT_FAIL;
@@ -222,7 +226,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
         if (d.config.release_on_stop && remember(&d) < 0)
                 log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
 
-        ret = fill(&d, false);
+        ret = fill(&d, false, "hpfilld daemon, first fill");
         if (stop_requested(&d.stop)) {
                 ret = EXIT_OK;
                 goto stopping;
@@ -255,7 +259,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
                 }
                 if (p[1].revents & POLLIN && drain_uevents(uevent_fd)) {
                         log_info("Memory came online, filling again");
-                        (void) fill(&d, true);
+                        (void) fill(&d, true, "hpfilld daemon, memory came online");
                         if (stop_requested(&d.stop))
                                 break;
                         continue;
@@ -274,7 +278,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load) {
                                 config_done(&d.config);
                                 d.config = fresh;
                         }
-                        (void) fill(&d, true);
+                        (void) fill(&d, true, "hpfilld daemon, reload");
                         if (stop_requested(&d.stop))
                                 break;
                         (void) notifyf("READY=1");
