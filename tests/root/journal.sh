@@ -21,19 +21,19 @@ paused_fill() { # a fault fill of 60 pages, paused after its 2nd chunk: the over
         PID1=$!
         read -r line <"$FIFO"
         [ "$line" = paused ] || fail "no rendezvous: '$line'"
-        [ "$(cat $OC)" = 63 ] || fail "overcommit $(cat $OC) mid-fill, expected 63"
+        [ "$(cat $OC)" = 60 ] || fail "overcommit $(cat $OC) mid-fill, expected 60"
         [ -f $ENTRY ] || fail "no journal entry mid-fill"
-        grep -Eq "^path=sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages found=3 set=63 pid=$PID1 start=[0-9]+$" $ENTRY ||
+        grep -Eq "^path=sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages found=3 set=60 pid=$PID1 start=[0-9]+$" $ENTRY ||
                 fail "journal entry: $(cat $ENTRY)"
 }
 killed_fill() {
         paused_fill
         kill -KILL $PID1
         wait $PID1 || true
-        [ "$(cat $OC)" = 63 ] || fail "overcommit $(cat $OC) after SIGKILL, expected 63 (left raised)"
+        [ "$(cat $OC)" = 60 ] || fail "overcommit $(cat $OC) after SIGKILL, expected 60 (left raised)"
         [ -f $ENTRY ] || fail "no journal entry after SIGKILL"
 }
-MSG="Put /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages back to 3: pid [0-9]+ raised it to 63 and ended before it put it back"
+MSG="Put /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages back to 3: pid [0-9]+ raised it to 60 and ended before it put it back"
 
 echo 3 >$OC
 pool2m_set 0
@@ -41,7 +41,7 @@ pool2m_set 0
 # a live owner's entry is left alone by status; the owner puts the value back itself
 paused_fill
 expect_rc 0 "$HPFILLD" status
-[ "$(cat $OC)" = 63 ] && [ -f $ENTRY ] || fail "status touched a running fill's setting"
+[ "$(cat $OC)" = 60 ] && [ -f $ENTRY ] || fail "status touched a running fill's setting"
 echo go 1<>"$FIFO"
 wait $PID1 || fail "the paused fill failed: $(cat "$WORK/err1")"
 [ "$(cat $OC)" = 3 ] || fail "overcommit $(cat $OC) after the fill, expected 3"
@@ -71,7 +71,7 @@ pool2m_set 0
 killed_fill
 echo 500 >$OC
 expect_rc 0 "$HPFILLD" status
-expect_in "$WORK/out" "Left /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 63 \(from 3\), but it was changed since"
+expect_in "$WORK/out" "Left /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since"
 [ "$(cat $OC)" = 500 ] || fail "status changed the admin's overcommit to $(cat $OC)"
 [ ! -e $ENTRY ] || fail "the stale entry was kept"
 echo 0 >$OC
