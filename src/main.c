@@ -19,6 +19,7 @@
 #include "settings/settings.h"
 #include "service/daemon.h"
 #include "util/clock.h"
+#include "service/hostlock.h"
 #include "util/fileio.h"
 #include "service/job.h"
 #include "service/lastfill.h"
@@ -49,6 +50,7 @@ struct options {
         char **release;     /* --release NAME... */
         size_t n_release;
         bool release_names_follow; /* the last option was --release or one of its names */
+        unsigned lock_timeout_s;   /* --lock-timeout */
 };
 
 static void help(void) {
@@ -76,6 +78,7 @@ static void help(void) {
                "     --release NAME...      Remove the reservations named (on its own)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
+               "     --lock-timeout SEC     How long to wait for another fill of this host (default 60)\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
                "     --metrics-file PATH    After each fill, write Prometheus metrics to PATH (atomically)\n"
                "     --log-target stderr|kmsg\n"
@@ -174,6 +177,7 @@ enum {
         ARG_RELEASE,
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
+        ARG_LOCK_TIMEOUT,
         ARG_SETTING = 0x200, /* + the index of the setting in settings_table[] */
 };
 
@@ -187,10 +191,12 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                 { "config", required_argument, NULL, 'c' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
+                { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
         };
@@ -274,6 +280,10 @@ static int parse_option(struct options *o, int c, char *argv[]) {
                 return 0;
         case ARG_CHECK_CONFIG:
                 o->check_config = true;
+                return 0;
+        case ARG_LOCK_TIMEOUT:
+                if (parse_uint_range(optarg, 0, 86400, &o->lock_timeout_s) < 0)
+                        return usage_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);
                 return 0;
         case ARG_ROOT:
                 o->root = optarg;
@@ -455,6 +465,8 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .host = strcmp(o->root, "/") == 0,
                 .dry_run = o->dry_run || o->check_config,
                 .stop = stop,
+                .task = "hpfilld --once",
+                .lock_timeout_s = o->lock_timeout_s,
                 .report = o->check_config ? NULL : stdout,
                 .record = &record,
         };
@@ -528,7 +540,7 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                ret = daemon_run(rootfd, strcmp(o->root, "/") == 0, load_config, (void *) o);
+                ret = daemon_run(rootfd, strcmp(o->root, "/") == 0, load_config, (void *) o, o->lock_timeout_s);
         } else
                 ret = run_once(o, rootfd, &config, stop);
 out:
@@ -537,7 +549,7 @@ out:
 }
 
 int main(int argc, char *argv[]) {
-        struct options o = { .root = "/", .cli = CONFIG_INIT };
+        struct options o = { .root = "/", .cli = CONFIG_INIT, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
         struct stop stop;
         int r, ret;
 

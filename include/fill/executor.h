@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Runs tasks on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
+/* Runs tasks on threads while the calling thread takes the stop signals and ticks progress. */
 #pragma once
 
 #include <stddef.h>
@@ -11,11 +11,11 @@ struct task {
         void *arg;
 };
 
-/* Blocks SIGINT and SIGTERM in every thread (call before any other thread exists: the mask
- * is inherited). Returns the old mask's restoration value through executor_signals_restore(). */
+/* stop_block_signals(): blocks the stop signals in every thread (call before any other thread
+ * exists: the mask is inherited) and ignores SIGPIPE. */
 int executor_block_signals(void);
 
-/* Starts one thread per task, then waits. A SIGINT or SIGTERM requests @stop; the tasks are
+/* Starts one thread per task, then waits. A signal of stop->signals requests @stop; the tasks are
  * expected to notice and return. @tick (may be NULL) runs about every @tick_ms while tasks run.
  * A lone task without @tick runs on the calling thread instead, and sees the signals in its
  * stop_requested() checks. Returns once every task has returned. */

@@ -3,20 +3,33 @@
 #pragma once
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
 struct stop {
         atomic_bool requested;
         atomic_int signo;
-        /* A signalfd for SIGINT/SIGTERM while a lone task runs on the thread that takes the
-         * signals (the executor's inline case): stop_requested() reads it. -1 otherwise; only
+        /* The signals that request this stop while a fill runs: stop_signals() less any its
+         * owner takes otherwise (the daemon's SIGHUP, a reload once the fill is done). */
+        sigset_t signals;
+        /* A signalfd for those signals while a lone task runs on the thread that takes them
+         * (the executor's inline case): stop_requested() reads it. -1 otherwise; only
          * changed while no other thread runs. */
         int signal_fd;
         pthread_mutex_t lock;
         pthread_cond_t cond;
 };
 
+/* Every signal whose default action ends the process and that is not the result of a fault
+ * of its own (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS): SIGHUP, SIGINT,
+ * SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO,
+ * SIGPWR, SIGSTKFLT and the real-time signals: each is a stop request. SIGPIPE is not among
+ * them: it is ignored, and a write to a closed pipe fails with EPIPE instead. */
+void stop_signals(sigset_t *set);
+/* Blocks stop_signals() and ignores SIGPIPE, in the calling thread and every thread it
+ * creates later (call before any other exists), so that only signalfd()s see them. */
+int stop_block_signals(void);
 void stop_init(struct stop *s);
 void stop_done(struct stop *s);
 void stop_request(struct stop *s, int signo);

@@ -15,5 +15,6 @@ typedef int (*daemon_load_fn)(int rootfd, struct config *c, void *userdata, stru
 /* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
 bool uevent_is_memory_online(const char *buf, size_t len);
 
-/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status). */
-int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata);
+/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status).
+ * Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
+int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsigned lock_timeout_s);

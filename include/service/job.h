@@ -36,7 +36,10 @@ struct job {
         bool dry_run;
         bool keep_reservations; /* a refill: reservations already there stay (a VM may map them) */
         struct stop *stop;
+        const char *task;        /* what the fill is, for whoever waits for the host lock */
+        unsigned lock_timeout_s; /* how long to wait for another fill (hostlock.h) */
         FILE *report;    /* the report goes here; NULL: none */
+        int report_error; /* out: the report could not be written (a closed pipe): negative errno */
         void (*progress)(const struct job_status *s, void *userdata);
         void (*progress_done)(void *userdata); /* NULL, or called before the report (ends a terminal's progress) */
         void *userdata;
@@ -46,5 +49,8 @@ struct job {
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
 };
 
+/* Puts back what fills that died left changed (journal.h), saying what it did. Returns how
+ * many entries it found, or a negative errno. */
+int job_recover_journal(int rootfd);
 /* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */
 int job_run(struct job *j, const struct config *c);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Runs tasks on threads while the calling thread takes SIGINT/SIGTERM and ticks progress. */
+/* Runs tasks on threads while the calling thread takes the stop signals and ticks progress. */
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -44,17 +44,8 @@ static void *runner_main(void *arg) {
         return NULL;
 }
 
-static void stop_signals(sigset_t *set) {
-        sigemptyset(set);
-        sigaddset(set, SIGINT);
-        sigaddset(set, SIGTERM);
-}
-
 int executor_block_signals(void) {
-        sigset_t set;
-
-        stop_signals(&set);
-        return -pthread_sigmask(SIG_BLOCK, &set, NULL);
+        return stop_block_signals();
 }
 
 int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, unsigned tick_ms,
@@ -63,11 +54,9 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
         _cleanup_(freep) struct runner *runners = NULL;
         struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false };
         size_t started = 0, finished = 0;
-        sigset_t set;
         int r = 0;
 
-        stop_signals(&set);
-        sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        sig_fd = signalfd(-1, &stop->signals, SFD_CLOEXEC | SFD_NONBLOCK);
         if (sig_fd < 0)
                 return -errno;
         if (n_tasks == 1 && !tick) {

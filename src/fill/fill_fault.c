@@ -14,6 +14,8 @@
 #include "config.h"
 #include "util/fileio.h"
 #include "fill/fill_fault.h"
+#include "fill/journal.h"
+#include "fill/rundir.h"
 #include "util/macro.h"
 #include "fill/pin.h"
 #include "kernel/pool.h"
@@ -163,9 +165,15 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
         want = surplus + shortfall;
         if (want > fp->overcommit_found) {
                 (void) global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
-                r = write_u64_at(shared->rootfd, path, want);
+                /* on disk before the write: if we die before we put it back, a later run does */
+                r = journal_record(shared->rootfd, path, fp->overcommit_found, want);
                 if (r < 0)
+                        return set_error(fp, r, RUNDIR);
+                r = write_u64_at(shared->rootfd, path, want);
+                if (r < 0) {
+                        (void) journal_forget(shared->rootfd, path);
                         return set_error(fp, r, path);
+                }
                 fp->overcommit_raised = true;
                 fp->overcommit_set = want;
         }
@@ -321,9 +329,13 @@ void fault_pool_release(struct fault_pool *fp) {
                 if (r >= 0 && now == fp->overcommit_set)
                         r = write_u64_at(fp->shared->rootfd, path, fp->overcommit_found);
                 if (r < 0)
-                        set_error(fp, r, path);
-                else
+                        set_error(fp, r, path); /* the journal keeps it for a later run */
+                else {
                         fp->overcommit_raised = false;
+                        r = journal_forget(fp->shared->rootfd, path);
+                        if (r < 0)
+                                set_error(fp, r, RUNDIR);
+                }
         }
 }
 

@@ -1,12 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /* A stop request shared by the main thread (which takes signals) and the workers. */
+#include <errno.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "fill/stop.h"
 
+void stop_signals(sigset_t *set) {
+        static const int signals[] = {
+                SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+                SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+                SIGSTKFLT,
+#endif
+        };
+
+        sigemptyset(set);
+        for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+                sigaddset(set, signals[i]);
+        /* SIGRTMIN, not __SIGRTMIN: the C library keeps the first few for its own threads */
+        for (int i = SIGRTMIN; i <= SIGRTMAX; i++)
+                sigaddset(set, i);
+}
+
+int stop_block_signals(void) {
+        struct sigaction ign = { .sa_handler = SIG_IGN };
+        sigset_t set;
+
+        /* A closed stdout or stderr is an error of the writes to it, never an end to the
+         * fill's bookkeeping (the overcommit put back, the pages adopted). */
+        if (sigaction(SIGPIPE, &ign, NULL) < 0)
+                return -errno;
+        stop_signals(&set);
+        return -pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 void stop_init(struct stop *s) {
+        stop_signals(&s->signals);
         atomic_init(&s->requested, false);
         atomic_init(&s->signo, 0);
         s->signal_fd = -1;

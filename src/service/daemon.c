@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The daemon: fill, tell the service manager READY=1, then wait idle for SIGHUP (reload and
- * fill again), memory coming online (fill again) and SIGTERM (stop). */
+ * fill again), memory coming online (fill again) and SIGTERM or another stop signal (stop). */
 #include <inttypes.h>
 #include <linux/netlink.h>
 #include <poll.h>
@@ -55,6 +55,7 @@ struct daemon {
         struct stop stop;
         uint64_t watchdog_usec;
         uint64_t last_added;
+        unsigned lock_timeout_s;
         struct topology t;   /* for ReleaseOnStop */
         uint64_t *found;     /* nr_hugepages per (size, node) before the first fill */
 };
@@ -82,13 +83,15 @@ static void progress(const struct job_status *st, void *userdata) {
         d->last_added = added;
 }
 
-static int fill(struct daemon *d, bool again) {
+static int fill(struct daemon *d, bool again, const char *task) {
         struct fill_record record = {};
         struct job j = {
                 .rootfd = d->rootfd,
                 .host = d->host,
                 .keep_reservations = again,
                 .stop = &d->stop,
+                .task = task,
+                .lock_timeout_s = d->lock_timeout_s,
                 .progress = progress,
                 .userdata = d,
                 .record = &record,
@@ -193,15 +196,12 @@ static int open_watchdog(uint64_t usec) {
         return fd;
 }
 
-/* The descriptors the idle loop waits on: signals (SIGHUP; SIGINT/SIGTERM during a fill are
- * the executor's), kernel uevents, the watchdog. */
+/* The descriptors the idle loop waits on: signals (SIGHUP, and the stop signals, which during a
+ * fill are the executor's), kernel uevents, the watchdog. */
 static int open_fds(struct daemon *d) {
         sigset_t set;
 
-        sigemptyset(&set);
-        sigaddset(&set, SIGHUP);
-        sigaddset(&set, SIGTERM);
-        sigaddset(&set, SIGINT);
+        stop_signals(&set);
         if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
                 return -EINVAL;
         d->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -236,7 +236,7 @@ static void reload(struct daemon *d) {
         }
         config_done(&d->config);
         d->config = fresh;
-        (void) fill(d, true);
+        (void) fill(d, true, "hpfilld daemon, reload");
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
 }
@@ -266,10 +266,13 @@ static int idle(struct daemon *d) {
                 }
                 if (p[1].revents & POLLIN && drain_uevents(d->uevent_fd)) {
                         log_info("Memory came online, filling again");
-                        (void) fill(d, true);
+                        (void) fill(d, true, "hpfilld daemon, memory came online");
                 } else if (p[0].revents & POLLIN && read(d->sig_fd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
-                        if (si.ssi_signo != SIGHUP)
-                                return EXIT_OK; /* SIGTERM, SIGINT */
+                        if (si.ssi_signo != SIGHUP) {
+                                /* SIGTERM, SIGINT and every other stop signal */
+                                log_info("Stopping on signal %d (%s)", si.ssi_signo, strsignal((int) si.ssi_signo));
+                                return EXIT_OK;
+                        }
                         reload(d);
                 }
                 if (stop_requested(&d->stop))
@@ -277,12 +280,13 @@ static int idle(struct daemon *d) {
         }
 }
 
-int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata) {
+int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsigned lock_timeout_s) {
         struct daemon d = {
                 .rootfd = rootfd,
                 .host = host,
                 .load = load,
                 .userdata = userdata,
+                .lock_timeout_s = lock_timeout_s,
                 .config = CONFIG_INIT,
                 .sig_fd = -1,
                 .uevent_fd = -1,
@@ -292,6 +296,9 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata) {
         int r, ret = EXIT_FAIL;
 
         stop_init(&d.stop);
+        /* SIGHUP during a fill waits for it to end, then reloads; the other stop signals stop a
+         * fill (the executor's) and, read here, the daemon. */
+        sigdelset(&d.stop.signals, SIGHUP);
         d.watchdog_usec = notify_watchdog_usec();
         if (open_fds(&d) < 0)
                 goto out;
@@ -305,7 +312,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata) {
         if (d.config.release_on_stop && remember(&d) < 0)
                 log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
 
-        ret = fill(&d, false);
+        ret = fill(&d, false, "hpfilld daemon, first fill");
         if (!stop_requested(&d.stop)) {
                 if (ret != EXIT_OK)
                         goto out;

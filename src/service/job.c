@@ -19,6 +19,9 @@
 #include "kernel/pool.h"
 #include "plan/report.h"
 #include "fill/reserve.h"
+#include "service/hostlock.h"
+#include "fill/journal.h"
+#include "fill/rundir.h"
 #include "kernel/topology.h"
 
 /* The report's pool lines, joined: the daemon's last STATUS= and `hpfilld status`. */
@@ -205,6 +208,16 @@ static void advise(struct job *j, const struct plan_pool *const *shorts, size_t 
                 log_notice("Next boot: %s (or from the initramfs: %s)", j->advice_cmdline, j->advice_initramfs);
 }
 
+/* SIGPIPE is ignored (stop_block_signals()): a closed stdout fails the report and makes the
+ * run's exit status 1, and nothing else; the fill goes on and puts back what it changed. */
+static void report_flush(struct job *j) {
+        if (!j->report || j->report_error)
+                return;
+        errno = 0;
+        if (fflush(j->report) != 0 || ferror(j->report))
+                j->report_error = log_error_errno(errno ?: EIO, "Cannot write the report to standard output: %m");
+}
+
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
                const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
@@ -291,16 +304,62 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
         }
         interrupted |= stop_requested(j->stop);
-        if (j->report)
-                (void) fflush(j->report);
+        report_flush(j);
         if (interrupted)
-                log_error("Interrupted by signal %d; pages already added stay in the pools",
-                          atomic_load(&j->stop->signo));
+                log_error("Interrupted by signal %d (%s); pages already added stay in the pools",
+                          atomic_load(&j->stop->signo), strsignal(atomic_load(&j->stop->signo)));
         fill_runs_done(runs, p->n_pools);
         return r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
 }
 
+int job_recover_journal(int rootfd) {
+        struct journal_outcome o[JOURNAL_MAX];
+        char line[512];
+        int n;
+
+        n = journal_recover(rootfd, o, ELEMENTSOF(o));
+        if (n < 0)
+                return log_warning_errno(n, "Cannot read the journal in /" RUNDIR ": %m, ignoring");
+        for (int i = 0; i < n; i++) {
+                journal_describe(&o[i], line, sizeof(line));
+                if (o[i].result == JOURNAL_RESTORED || o[i].result == JOURNAL_CHANGED)
+                        log_notice("%s", line);
+                else
+                        log_warning("%s", line);
+        }
+        return n;
+}
+
+/* One fill per host, from before the first write until all is put back: takes the host lock
+ * and, when another fill held it, plans again on the pools as that fill left them. Returns
+ * the lock's fd. */
+static int lock_host(struct job *j, const struct topology *t, const struct config *c,
+                     const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p) {
+        _cleanup_(closep) int fd = -1;
+        struct error e = {};
+        bool waited;
+        int r;
+
+        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop, &waited);
+        if (fd < 0)
+                return fd;
+        /* what a fill that died left raised: put back before we read the pools */
+        job_recover_journal(j->rootfd);
+        if (!waited)
+                return TAKE_FD(fd);
+        free(*counts);
+        *counts = NULL;
+        plan_done(p);
+        if (read_all_counts(j->rootfd, t, counts) < 0)
+                return -EIO;
+        r = plan_build(t, *counts, c, caps, p, &e);
+        if (r < 0)
+                return log_error_errno(r, "%s", e.msg);
+        return TAKE_FD(fd);
+}
+
 int job_run(struct job *j, const struct config *c) {
+        _cleanup_(closep) int lock_fd = -1;
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct reserve_run *reserves = NULL;
         struct topology topo = {};
@@ -352,11 +411,17 @@ int job_run(struct job *j, const struct config *c) {
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         if (check_writable(j->rootfd, &topo, &plan) < 0)
                 goto out;
+        lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan);
+        if (lock_fd < 0)
+                goto out;
         start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
         if (j->record)
                 j->record->elapsed_ns = now_ns() - start;
 out:
+        report_flush(j);
+        if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))
+                ret = EXIT_FAIL;
         if (reserves)
                 reserve_runs_done(reserves, plan.n_reserves);
         plan_done(&plan);

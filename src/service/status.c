@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fill/journal.h"
 #include "util/fileio.h"
 #include "service/lastfill.h"
 #include "service/metrics_out.h"
@@ -113,6 +114,23 @@ static int usage_hint(void) {
         return 2;
 }
 
+static void print_journal(const struct journal_outcome *o, int n, bool json) {
+        char line[512], escaped[1024];
+
+        if (json)
+                printf(", \"journal\": [");
+        for (int i = 0; i < n; i++) {
+                journal_describe(&o[i], line, sizeof(line));
+                json_escape(escaped, sizeof(escaped), line);
+                if (json)
+                        printf("%s\"%s\"", i ? ", " : "", escaped);
+                else
+                        printf("%s\n", line);
+        }
+        if (json)
+                printf("]");
+}
+
 int status_main(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -125,6 +143,8 @@ int status_main(int argc, char *argv[]) {
         _cleanup_(freep) char *last = NULL;
         struct topology t = {};
         struct error e = {};
+        struct journal_outcome journal[JOURNAL_MAX];
+        int n_journal;
         const char *root = "/";
         bool json = false, prometheus = false;
         int c, r;
@@ -175,7 +195,12 @@ int status_main(int argc, char *argv[]) {
                 log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
                 return 1;
         }
+        /* a fill that died left a setting raised: put it back first, then show the pools */
+        n_journal = journal_recover(rootfd, journal, ELEMENTSOF(journal));
+        if (n_journal < 0)
+                log_warning_errno(n_journal, "Cannot read the journal in /run/hpfilld: %m, ignoring");
         print_pools(rootfd, &t, json);
+        print_journal(journal, n_journal, json);
         r = read_full_file_at(rootfd, LASTFILL_FILE, 64 * 1024, &last, NULL);
         if (json)
                 printf(", \"last_fill\": %s}\n", r >= 0 && lastfill_valid(last) ? strtok(last, "\n") : "null");

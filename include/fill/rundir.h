@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* /run/hpfilld: hpfilld's state on this boot (the host lock, the journal, the last fill). */
+#pragma once
+
+#define RUNDIR "run/hpfilld"
+
+/* Opens RUNDIR below @rootfd, making it (mode 0755 whatever the umask) where missing. It must
+ * be a directory of our own that no other user can write: a file others could plant there
+ * would be taken for ours. Returns an O_PATH-less directory fd, or a negative errno. */
+int rundir_open(int rootfd);

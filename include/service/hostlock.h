@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* One fill per host: an flock() on /run/hpfilld/lock, held from before the first write to a
+ * pool until the fill has put everything back. The holder's pid, start time and task are in
+ * the file, for the message of whoever waits. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fill/stop.h"
+
+#define HOSTLOCK_FILE "lock"
+/* How long a second fill waits for the first, by default (--lock-timeout) */
+#define HOSTLOCK_TIMEOUT_S 60u
+
+struct hostlock_holder {
+        pid_t pid;
+        uint64_t start_time; /* of the process, as /proc/PID/stat says */
+        int64_t since;       /* CLOCK_REALTIME seconds when it took the lock */
+        char what[128];      /* what it is doing: "hpfilld --once", "hpfilld daemon, reload" */
+};
+
+/* Takes the lock for @what, waiting up to @timeout_s seconds while another process holds it
+ * (saying who; *@ret_waited tells). Returns the lock's fd (close it to let go), or -ETIMEDOUT
+ * after the wait, -ECANCELED when a stop signal came while waiting, or another negative
+ * errno; each said in the log. */
+int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited);
+/* Parses the holder line of the lock file. */
+int hostlock_parse(const char *s, struct hostlock_holder *ret);

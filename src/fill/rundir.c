@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* /run/hpfilld: hpfilld's state on this boot (the host lock, the journal, the last fill). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fill/rundir.h"
+#include "util/macro.h"
+
+static int make_dir(int dirfd, const char *name) {
+        if (mkdirat(dirfd, name, 0755) < 0)
+                return errno == EEXIST ? 0 : -errno;
+        /* the umask may have taken bits the readers (hpfilld status, any user) need */
+        return fchmodat(dirfd, name, 0755, 0) < 0 ? -errno : 0;
+}
+
+int rundir_open(int rootfd) {
+        _cleanup_(closep) int fd = -1;
+        struct stat st;
+        int r;
+
+        r = make_dir(rootfd, "run");
+        if (r >= 0)
+                r = make_dir(rootfd, RUNDIR);
+        if (r < 0)
+                return r;
+        fd = openat(rootfd, RUNDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (st.st_uid != geteuid() || (st.st_mode & 0022))
+                return -EPERM;
+        return TAKE_FD(fd);
+}

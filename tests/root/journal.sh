@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The journal: a fault fill killed by SIGKILL mid-way leaves nr_overcommit_hugepages raised
+# and its journal entry; a later fill, or `hpfilld status`, puts the value back and says so;
+# not a value someone changed since, nor one whose owner still runs. Mid-fill by a FIFO
+# rendezvous; the kill while the fill waits there.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+G=$HP/hugepages-2048kB
+OC=$G/nr_overcommit_hugepages
+ENTRY=/run/hpfilld/changed.hugepages-2048kB.nr_overcommit_hugepages
+FIFO="$WORK/pause"
+mkfifo "$FIFO"
+EXTRA_CLEANUP='rm -f $ENTRY'
+
+paused_fill() { # a fault fill of 60 pages, paused after its 2nd chunk: the overcommit raised
+        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 \
+                "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/out1" 2>"$WORK/err1" &
+        PID1=$!
+        read -r line <"$FIFO"
+        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        [ "$(cat $OC)" = 60 ] || fail "overcommit $(cat $OC) mid-fill, expected 60"
+        [ -f $ENTRY ] || fail "no journal entry mid-fill"
+        grep -Eq "^path=sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages found=3 set=60 pid=$PID1 start=[0-9]+$" $ENTRY ||
+                fail "journal entry: $(cat $ENTRY)"
+}
+killed_fill() {
+        paused_fill
+        kill -KILL $PID1
+        wait $PID1 || true
+        [ "$(cat $OC)" = 60 ] || fail "overcommit $(cat $OC) after SIGKILL, expected 60 (left raised)"
+        [ -f $ENTRY ] || fail "no journal entry after SIGKILL"
+}
+MSG="Put /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages back to 3: pid [0-9]+ raised it to 60 and ended before it put it back"
+
+echo 3 >$OC
+pool2m_set 0
+
+# a live owner's entry is left alone by status; the owner puts the value back itself
+paused_fill
+expect_rc 0 "$HPFILLD" status
+[ "$(cat $OC)" = 60 ] && [ -f $ENTRY ] || fail "status touched a running fill's setting"
+echo go 1<>"$FIFO"
+wait $PID1 || fail "the paused fill failed: $(cat "$WORK/err1")"
+[ "$(cat $OC)" = 3 ] || fail "overcommit $(cat $OC) after the fill, expected 3"
+[ ! -e $ENTRY ] || fail "the journal entry outlived the fill"
+
+# SIGKILL, then `hpfilld status` puts it back and says so
+pool2m_set 0
+killed_fill
+expect_rc 0 "$HPFILLD" status
+expect_in "$WORK/out" "$MSG"
+[ "$(cat $OC)" = 3 ] || fail "status left overcommit at $(cat $OC)"
+[ ! -e $ENTRY ] || fail "status left the journal entry"
+expect_rc 0 "$HPFILLD" status --json
+expect_in "$WORK/out" '"journal": \[\]'
+
+# SIGKILL, then a sysfs fill puts it back, says so, and fills
+pool2m_set 0
+killed_fill
+expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=20"
+expect_in "$WORK/err" "$MSG"
+[ "$(cat $OC)" = 3 ] || fail "the next fill left overcommit at $(cat $OC)"
+[ ! -e $ENTRY ] || fail "the next fill left the journal entry"
+[ "$(node_nr "$first" 2048)" = 20 ] || fail "the next fill: node$first holds $(node_nr "$first" 2048)"
+
+# SIGKILL, then an admin sets the value: it is theirs, left as it is
+pool2m_set 0
+killed_fill
+echo 500 >$OC
+expect_rc 0 "$HPFILLD" status
+expect_in "$WORK/out" "Left /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since"
+[ "$(cat $OC)" = 500 ] || fail "status changed the admin's overcommit to $(cat $OC)"
+[ ! -e $ENTRY ] || fail "the stale entry was kept"
+echo 0 >$OC
+echo PASS

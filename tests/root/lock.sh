@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# One fill per host: a second hpfilld waits for the first (saying who it is), plans again on
+# what the first left, and ends with the pools and the overcommit as they should be; it gives
+# up after --lock-timeout; --dry-run takes no lock. Mid-fill by a FIFO rendezvous.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+G=$HP/hugepages-2048kB
+FIFO="$WORK/pause"
+mkfifo "$FIFO" "$WORK/err2"
+clean() { # overcommit
+        [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
+        [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
+}
+first_paused() { # hpfilld args...: the first fill, paused after its 2nd chunk, holding the lock
+        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD" "$@" >"$WORK/out1" 2>"$WORK/err1" &
+        PID1=$!
+        read -r line <"$FIFO"
+        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+}
+resume_first() {
+        echo go 1<>"$FIFO"
+        local rc=0
+        wait $PID1 || rc=$?
+        [ "$rc" = 0 ] || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill exited $rc"; }
+}
+echo 3 >$G/nr_overcommit_hugepages
+
+# the second waits, names the first, and goes on once it is done
+pool2m_set 0
+first_paused --once --mode fault -t 1 --pool "2M:node$first=60"
+"$HPFILLD" --once --mode fault --pool "2M:node$first=100" >"$WORK/out2" 2>"$WORK/err2" &
+PID2=$!
+exec 4<"$WORK/err2"
+read -r line <&4
+echo "$line" | grep -Eq "Another fill is running: pid $PID1 \(hpfilld --once, since [0-9:]+\); waiting up to 60 s" ||
+        fail "the second fill said '$line'"
+resume_first
+rc=0
+wait $PID2 || rc=$?
+cat <&4 >"$WORK/err2.rest"
+exec 4<&-
+[ "$rc" = 0 ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc"; }
+expect_in "$WORK/err2.rest" "The other fill has ended, going on"
+expect_in "$WORK/out1" "^2M pool: 60/60 pages"
+# planned again on the 60 pages the first one left: 40 more
+expect_in "$WORK/out2" "^2M pool: 100/100 pages"
+expect_in "$WORK/out2" "node$first: 60 -> 100 \(target 100\)"
+[ "$(node_nr "$first" 2048)" = 100 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 100"
+clean 3
+
+# the second gives up after --lock-timeout, having changed nothing; --dry-run does not wait
+pool2m_set 0
+first_paused --once --mode fault -t 1 --pool "2M:node$first=60"
+before=$(snapshot)
+expect_rc 1 "$HPFILLD" --once --lock-timeout 1 --mode fault --pool "2M:node$first=100"
+expect_in "$WORK/err" "Gave up after 1 s: the fill of pid $PID1 \(hpfilld --once, since [0-9:]+\) still runs"
+[ "$(snapshot)" = "$before" ] || fail "the fill that gave up changed the pools"
+expect_rc 0 "$HPFILLD" --once --lock-timeout 0 --dry-run --pool "2M:node$first=100"
+expect_rc 0 "$HPFILLD" status
+resume_first
+clean 3
+
+# two fault fills started together, 4 times: both succeed, the overcommit ends as found
+for trial in 1 2 3 4; do
+        pool2m_set 0
+        "$HPFILLD" --once --mode fault --pool "2M:node$first=100" >"$WORK/a" 2>&1 &
+        a=$!
+        "$HPFILLD" --once --mode fault --pool "2M:node$first=100" >"$WORK/b" 2>&1 &
+        b=$!
+        rca=0 rcb=0
+        wait $a || rca=$?
+        wait $b || rcb=$?
+        [ "$rca$rcb" = 00 ] || { cat "$WORK/a" "$WORK/b"; fail "trial $trial: exit statuses $rca and $rcb"; }
+        [ "$(node_nr "$first" 2048)" = 100 ] || fail "trial $trial: node$first holds $(node_nr "$first" 2048) pages"
+        clean 3
+done
+[ "$(stat -c %a /run/hpfilld)" = 755 ] || fail "/run/hpfilld has mode $(stat -c %a /run/hpfilld)"
+echo 0 >$G/nr_overcommit_hugepages
+echo PASS

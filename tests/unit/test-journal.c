@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* The journal and the host lock's records against fake trees: entries, owners gone, alive or
+ * reused pids (/proc/PID/stat start times), values changed since. */
+#include <errno.h>
+#include <unistd.h>
+
+#include "fake-root.h"
+#include "fill/journal.h"
+#include "kernel/proc.h"
+#include "service/hostlock.h"
+#include "util/fileio.h"
+#include "test.h"
+
+#define OC "sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages"
+#define ENTRY "run/hpfilld/changed.hugepages-2048kB.nr_overcommit_hugepages"
+
+static void fake_process(struct fake_root *r, int pid, unsigned long long start) {
+        char path[64];
+
+        snprintf(path, sizeof(path), "proc/%d/stat", pid);
+        /* a command name with a space and a ')' in it, as a process may choose */
+        fake_writef(r, path, "%d (a) b) S 1 %d %d 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 %llu 1000 10\n", pid, pid,
+                    pid, start);
+}
+
+static void fake_entry(struct fake_root *r, int pid, unsigned long long start) {
+        struct journal_entry e = { .path = OC, .found = 3, .set = 63, .pid = pid, .start_time = start };
+        char text[256];
+
+        CHECK(journal_format(&e, text, sizeof(text)) > 0);
+        fake_write(r, ENTRY, text);
+}
+
+TEST(test_proc_start_time) {
+        struct fake_root r;
+        uint64_t t;
+
+        fake_root_new(&r);
+        fake_process(&r, 4242, 777);
+        CHECK_EQ(proc_start_time(r.fd, 4242, &t), 0);
+        CHECK_EQ(t, 777);
+        CHECK(proc_is(r.fd, 4242, 777));
+        CHECK(!proc_is(r.fd, 4242, 778));
+        CHECK(!proc_is(r.fd, 4243, 777));
+        CHECK_EQ(proc_start_time(r.fd, 4243, &t), -ESRCH);
+        fake_write(&r, "proc/4244/stat", "4244 (short) S 1\n");
+        CHECK_EQ(proc_start_time(r.fd, 4244, &t), -EBADMSG);
+        fake_root_free(&r);
+}
+
+TEST(test_parse) {
+        struct journal_entry e;
+
+        CHECK_EQ(journal_parse("path=" OC " found=3 set=63 pid=12 start=99\n", &e), 0);
+        CHECK_EQ(e.found, 3);
+        CHECK_EQ(e.set, 63);
+        CHECK_EQ(e.pid, 12);
+        CHECK_EQ(e.start_time, 99);
+        /* an entry names what a later run writes: a pool's setting and nothing else */
+        CHECK_EQ(journal_parse("path=etc/shadow found=3 set=63 pid=12 start=99\n", &e), -EBADMSG);
+        CHECK_EQ(journal_parse("path=sys/kernel/mm/hugepages/hugepages-2048kB/../../x found=3 set=63 pid=12 start=9", &e),
+                 -EBADMSG);
+        CHECK_EQ(journal_parse("path=" OC " found=3 set=63 pid=0 start=99\n", &e), -EBADMSG);
+        CHECK_EQ(journal_parse("path=" OC " found=3\n", &e), -EBADMSG);
+}
+
+TEST(test_record_and_forget) {
+        struct fake_root r;
+        struct journal_entry e;
+        char buf[256];
+
+        fake_root_new(&r);
+        fake_write(&r, OC, "3\n");
+        CHECK_EQ(journal_record(r.fd, OC, 3, 63), 0);
+        CHECK_EQ(read_line_at(r.fd, ENTRY, buf, sizeof(buf)), 0);
+        CHECK_EQ(journal_parse(buf, &e), 0);
+        CHECK_EQ(e.pid, getpid());
+        CHECK_EQ(e.found, 3);
+        CHECK_EQ(journal_forget(r.fd, OC), 0);
+        CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
+        CHECK_EQ(journal_forget(r.fd, OC), 0); /* gone already: fine */
+        fake_root_free(&r);
+}
+
+TEST(test_recover) {
+        struct journal_outcome o[JOURNAL_MAX];
+        struct fake_root r;
+        char line[512];
+
+        fake_root_new(&r);
+        fake_write(&r, OC, "63\n");
+
+        /* the owner runs: left alone */
+        fake_process(&r, 4242, 777);
+        fake_entry(&r, 4242, 777);
+        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 0);
+        CHECK_EQ(fake_read_u64(&r, OC), 63);
+
+        /* its pid now names another process: the owner is gone, the value put back */
+        fake_process(&r, 4242, 900);
+        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_RESTORED);
+        CHECK_EQ(fake_read_u64(&r, OC), 3);
+        CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
+        journal_describe(&o[0], line, sizeof(line));
+        CHECK_STR_CONTAINS(line, "Put /" OC " back to 3: pid 4242 raised it to 63");
+
+        /* no such process: the same */
+        fake_write(&r, OC, "63\n");
+        fake_entry(&r, 5000, 1);
+        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_RESTORED);
+        CHECK_EQ(fake_read_u64(&r, OC), 3);
+
+        /* changed since: the admin's value stays, the entry goes */
+        fake_write(&r, OC, "500\n");
+        fake_entry(&r, 5000, 1);
+        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_CHANGED);
+        CHECK_EQ(fake_read_u64(&r, OC), 500);
+        CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
+
+        /* a broken entry is not acted on */
+        fake_write(&r, ENTRY, "path=/etc/passwd found=0 set=500 pid=5000 start=1\n");
+        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 0);
+        CHECK_EQ(fake_read_u64(&r, OC), 500);
+        fake_root_free(&r);
+}
+
+TEST(test_lock_holder) {
+        struct hostlock_holder h;
+
+        CHECK_EQ(hostlock_parse("pid=77 start=5 since=1700000000 what=hpfilld --once\n", &h), 0);
+        CHECK_EQ(h.pid, 77);
+        CHECK_EQ(h.start_time, 5);
+        CHECK_EQ(h.since, 1700000000);
+        CHECK(strcmp(h.what, "hpfilld --once") == 0);
+        CHECK_EQ(hostlock_parse("pid=x", &h), -EBADMSG);
+}
+
+int main(void) {
+        RUN(test_proc_start_time);
+        RUN(test_parse);
+        RUN(test_record_and_forget);
+        RUN(test_recover);
+        RUN(test_lock_holder);
+        return 0;
+}
