@@ -132,10 +132,10 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                         fail(rr, rr->fault.error, rr->fault.error_what);
                 /* Unmapping keeps the pages in the file: it holds them until it is removed. */
                 fault_pool_release(&rr->fault);
-                rr->interrupted = stop_requested(shared->stop);
+                rr->interrupted = stop_signalled(shared->stop);
                 rr->elapsed_ns = now_ns() - t0;
                 if (r < 0)
-                        fail(rr, r, "executor");
+                        fail(rr, r, "pthread_create");
                 if (rr->faulted < rr->plan->pool.target_total || rr->error) {
                         /* Half a reservation is not one: its pages go back to the pool. */
                         (void) unlink(rr->path);

@@ -68,8 +68,13 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                        o->after_drop ? " (caches dropped)" : "");
         if (o->interrupted)
                 APPEND(", interrupted");
-        if (o->error)
-                APPEND(", failed: /%s: %s", o->error_path ? o->error_path : "?", strerror(-o->error));
+        if (o->error) {
+                const char *what = o->error_path ? o->error_path : "?";
+
+                /* a file below the root ("sys/..."), or a call ("MADV_POPULATE_WRITE") */
+                APPEND(", failed: %s%s: %s", strncmp(what, "sys/", 4) == 0 || strncmp(what, "proc/", 5) == 0 ? "/" : "",
+                       what, strerror(-o->error));
+        }
 #undef APPEND
 }
 

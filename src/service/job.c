@@ -233,7 +233,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         }
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
-                r = reserve_execute(&shared, p, reserves, j->keep_reservations);
+                /* its errors are the reservations' own, reported with them */
+                (void) reserve_execute(&shared, p, reserves, j->keep_reservations);
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
         }
         interrupted |= stop_requested(j->stop);
