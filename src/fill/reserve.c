@@ -79,7 +79,7 @@ static int create_file(struct reserve_run *r) {
 }
 
 /* A file of the planned size at the path, made by an earlier fill of this daemon. */
-static bool reservation_is_there(const struct reserve_run *rr) {
+bool reserve_is_there(const struct reserve_run *rr) {
         struct stat st;
 
         return stat(rr->path, &st) >= 0 && S_ISREG(st.st_mode) &&
@@ -99,7 +99,7 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
 
                 if (rr->error) /* no mount: said by reserve_locate() */
                         continue;
-                if (keep_existing && reservation_is_there(rr)) {
+                if (keep_existing && reserve_is_there(rr)) {
                         rr->kept = true;
                         rr->faulted = rr->plan->pool.target_total;
                         continue;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/budget.h"
 #include "plan/plan.h"
 
 const char *plan_action_to_string(enum plan_action a) {
@@ -284,6 +285,8 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
                         p.n_reserves++;
                 }
         }
+        if (r >= 0)
+                r = plan_check_budget(t, counts, &p, e);
         if (r < 0) {
                 plan_done(&p);
                 return r;

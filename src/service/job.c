@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "plan/advise.h"
+#include "plan/budget.h"
 #include "fill/fill.h"
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
@@ -36,8 +37,8 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
                 return log_error_errno(-ENOMEM, "Out of memory");
         for (size_t s = 0; s < t->n_page_sizes; s++)
                 for (size_t i = 0; i < t->n_nodes; i++) {
-                        /* The planner needs nr_hugepages alone. */
-                        r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i].nr);
+                        /* nr_hugepages to plan; free_hugepages for the reservations */
+                        r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
                         if (r < 0) {
                                 (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
                                 return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
@@ -63,6 +64,45 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
                                                        errno == EACCES || errno == EPERM ? " (are you root?)" : "");
                 }
         return 0;
+}
+
+/* Where each reservation will live, and that its pages will be there: a hugetlbfs mount for its
+ * page size, and enough free pages in its pool after the fill (those of a file a refill keeps
+ * are in the file already). Nothing changes. */
+static int check_reserves(struct job *j, const struct topology *t, const struct pool_counts *counts,
+                          const struct plan *p, struct reserve_run *reserves) {
+        _cleanup_(freep) bool *kept = NULL;
+        struct error e = {};
+        int r;
+
+        if (p->n_reserves == 0)
+                return EXIT_OK;
+        r = reserve_locate(j->rootfd, j->host, p, reserves);
+        if (r > 0) {
+                int ret = EXIT_USAGE;
+
+                for (size_t i = 0; i < p->n_reserves; i++)
+                        if (reserves[i].error) {
+                                log_error("%s: %s", p->reserves[i].pool.origin, reserves[i].error_what);
+                                /* no mount is the configuration's; an unreadable mount table is not */
+                                if (reserves[i].error != -ENOENT)
+                                        ret = EXIT_FAIL;
+                        }
+                return ret;
+        }
+        kept = calloc(p->n_reserves, sizeof(*kept));
+        if (!kept) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                return EXIT_FAIL;
+        }
+        for (size_t i = 0; j->keep_reservations && i < p->n_reserves; i++)
+                kept[i] = reserve_is_there(&reserves[i]);
+        r = plan_check_reserves(t, counts, p, kept, &e);
+        if (r < 0) {
+                log_error("%s", e.msg);
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
 }
 
 struct progress {
@@ -282,21 +322,18 @@ int job_run(struct job *j, const struct config *c) {
                 log_error_errno(-ENOMEM, "Out of memory");
                 goto out;
         }
-        /* where each reservation will live, before anything changes */
-        r = reserve_locate(j->rootfd, j->host, &plan, reserves);
-        for (size_t i = 0; r > 0 && i < plan.n_reserves; i++)
-                if (reserves[i].error)
-                        log_error("%s: %s: this reservation is skipped", plan.reserves[i].pool.origin,
-                                  reserves[i].error_what);
-
-        if (j->dry_run) {
-                if (j->report && log_get_max_level() >= LOG_INFO)
-                        report_plan(j->report, &plan);
-                ret = EXIT_OK;
+        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO)
+                report_plan(j->report, &plan);
+        /* Everything the run needs, before its first write; a dry run ends with the same status. */
+        ret = check_reserves(j, &topo, counts, &plan, reserves);
+        if (ret != EXIT_OK)
+                goto out;
+        /* With nothing to move this still reports, so the admin sees each pool is at target. */
+        if (check_writable(j->rootfd, &topo, &plan) < 0) {
+                ret = EXIT_FAIL;
                 goto out;
         }
-        /* With nothing to move this still reports, so the admin sees each pool is at target. */
-        if (check_writable(j->rootfd, &topo, &plan) < 0)
+        if (j->dry_run)
                 goto out;
         ret = run(j, &topo, &plan, reserves, &caps);
 out:

@@ -29,7 +29,7 @@ static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shri
         struct error e = {};
 
         fake_root_new(&s->r);
-        fake_numa_machine(&s->r, n_nodes, 1024, 0, sizes);
+        fake_numa_machine(&s->r, n_nodes, 4096, 0, sizes);
         CHECK_EQ(topology_read(s->r.fd, &s->t, &e), 0);
         s->counts = calloc(n_nodes, sizeof(*s->counts));
         for (unsigned i = 0; i < n_nodes; i++)
