@@ -51,14 +51,51 @@ static void format_duration(char *buf, size_t size, uint64_t ns) {
                 (void) snprintf(buf, size, "%.1f s", (double) ns / 1e9);
 }
 
+static uint64_t pool_total(const struct plan_pool *p, const uint64_t *after) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                sum += after[i];
+        return sum;
+}
+
+/* Whether no node is short and some are above their targets: left alone (@larger), or shrunk
+ * as far as the kernel would (@in_use: set_max_huge_pages() frees free pages only and turns
+ * pages in use above the target into surplus ones, freed when their user lets go). */
+static bool pool_over(const struct plan_pool *p, const uint64_t *after, bool *larger, bool *in_use) {
+        bool over = false;
+
+        *larger = *in_use = false;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                if (after[i] < p->nodes[i].target)
+                        return false;
+                if (after[i] == p->nodes[i].target)
+                        continue;
+                over = true;
+                if (p->nodes[i].action == PLAN_SHRINK)
+                        *in_use = true;
+                else
+                        *larger = true;
+        }
+        return over;
+}
+
 void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
         char name[32], took[32];
+        bool larger, in_use;
         size_t n = 0;
 
 #define APPEND(...) n += (size_t) snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
         format_duration(took, sizeof(took), o->elapsed_ns);
-        APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s%s)",
-               page_size_name(p->page_size, name), plan_pool_obtained(p, o->after), p->target_total, p->n_nodes,
+        page_size_name(p->page_size, name);
+        if (pool_over(p, o->after, &larger, &in_use))
+                /* every node at its target or above: the pool as it is, and why above */
+                APPEND("%s pool: %" PRIu64 " pages, above the target of %" PRIu64 ", %s%s%s,", name,
+                       pool_total(p, o->after), p->target_total, larger ? "left alone" : "",
+                       larger && in_use ? "; " : "", in_use ? "pages in use are surplus now, until freed" : "");
+        else
+                APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages", name, plan_pool_obtained(p, o->after), p->target_total);
+        APPEND(" on %zu node%s in %s (%s, %u %s%s%s)", p->n_nodes,
                p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
                p->method == FILL_MODE_FAULT ? "thread" : "writer",
                p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
@@ -90,7 +127,7 @@ void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *
                 if (n->action == PLAN_LARGER)
                         note = ", larger than target, left alone";
                 else if (n->action == PLAN_SHRINK && o->after[i] > n->target)
-                        note = ", pages in use kept";
+                        note = ", the pages above it are in use: surplus now, they leave the pool when freed";
                 else if (o->after[i] < n->target)
                         note = ", short";
                 fprintf(f, "  node%u: %" PRIu64 " -> %" PRIu64 " (target %" PRIu64 "%s)\n", n->node, n->now,

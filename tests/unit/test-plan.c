@@ -169,6 +169,38 @@ TEST(test_actions) {
         plan_done(&p);
 }
 
+/* A target of zero empties a pool's free pages, with --shrink only. */
+TEST(test_zero_targets) {
+        static const char *const specs[] = { "2M:0", "2M:0G", "2M:0%", "2M:node0=0", "2M:node1=4,node0=0" };
+        struct machine m;
+
+        machine(&m, 2, 4 * GB, 0, 0, false);
+        m.counts[0].nr = 10;
+        for (size_t i = 0; i < ELEMENTSOF(specs); i++) {
+                struct plan p;
+                struct error e = {};
+
+                CHECK(plan_one(&m, specs[i], false, &p, &e) < 0);
+                CHECK_STR_CONTAINS(e.msg, "a target of zero gives the pool's free pages back: add --shrink");
+                CHECK_STR_CONTAINS(e.msg, specs[i]);
+                CHECK_EQ(plan_one(&m, specs[i], true, &p, &e), 0);
+                CHECK_EQ(p.pools[0].nodes[0].node, 0);
+                CHECK_EQ(p.pools[0].nodes[0].target, 0);
+                CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
+                CHECK(plan_has_work(&p));
+                CHECK(plan_pool_met(&p.pools[0], plan_pool_obtained(&p.pools[0], (const uint64_t[]) { 0, 4 }), 100));
+                plan_done(&p);
+        }
+        /* an empty pool at zero: nothing to do */
+        m.counts[0].nr = 0;
+        struct plan p;
+        struct error e = {};
+        CHECK_EQ(plan_one(&m, "2M:0", true, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_KEEP);
+        CHECK(!plan_has_work(&p));
+        plan_done(&p);
+}
+
 TEST(test_rejections) {
         static const struct {
                 const char *spec, *why;
@@ -463,6 +495,7 @@ int main(void) {
         RUN(test_four_nodes);
         RUN(test_memory_only_and_memoryless);
         RUN(test_actions);
+        RUN(test_zero_targets);
         RUN(test_rejections);
         RUN(test_no_memory_anywhere);
         return 0;
