@@ -12,6 +12,7 @@ struct pool_outcome {
         unsigned threads; /* that ran: writers, or workers per node */
         unsigned rounds;
         bool after_drop; /* some rounds came after dropping the caches */
+        uint64_t by_sysfs; /* fault pools: the pages the sysfs top-up added */
         bool interrupted;
         int error;
         const char *error_path;

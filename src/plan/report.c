@@ -100,6 +100,9 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                p->method == FILL_MODE_FAULT ? "thread" : "writer",
                p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
                p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+        if (p->method == FILL_MODE_FAULT && o->by_sysfs)
+                /* nodes with free pages (a fault would take those), or where faulting fell short */
+                APPEND(", %" PRIu64 " of them by sysfs", o->by_sysfs);
         if (o->rounds)
                 APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",
                        o->after_drop ? " (caches dropped)" : "");

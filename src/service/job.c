@@ -244,6 +244,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                         .elapsed_ns = runs[i].elapsed_ns,
                         .threads = runs[i].threads,
                         .rounds = runs[i].sysfs.rounds,
+                        .by_sysfs = atomic_load(&runs[i].sysfs.done),
                         .after_drop = runs[i].sysfs.after_drop,
                         .interrupted = runs[i].interrupted,
                         .error = runs[i].error,

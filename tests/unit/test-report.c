@@ -58,7 +58,24 @@ TEST(test_pool_lines) {
         }
 }
 
+/* A fault pool says how many of its pages the sysfs top-up added: none when faulting made them all. */
+TEST(test_fault_by_sysfs) {
+        struct plan_node node = { .node = 0, .now = 32, .target = 96, .action = PLAN_GROW };
+        struct plan_pool p = { .page_size = 2 * MB, .method = FILL_MODE_FAULT, .nodes = &node, .n_nodes = 1,
+                               .target_total = 96 };
+        uint64_t after = 96;
+        struct pool_outcome o = { .after = &after, .threads = 2, .by_sysfs = 64 };
+        char line[512];
+
+        report_pool_line(line, sizeof(line), &p, &o);
+        CHECK_STR_CONTAINS(line, "2M pool: 96/96 pages on 1 node in 0 ms (fault, 2 threads/node), 64 of them by sysfs");
+        o.by_sysfs = 0;
+        report_pool_line(line, sizeof(line), &p, &o);
+        CHECK(strstr(line, "by sysfs") == NULL);
+}
+
 int main(void) {
         RUN(test_pool_lines);
+        RUN(test_fault_by_sysfs);
         return 0;
 }
