@@ -339,7 +339,8 @@ static int load_config(int rootfd, struct config *c) {
         return 0;
 }
 
-/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner. Writing
+/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner (and, in the
+ * daemon, CAP_LEASE: to tell whether a VM has a reservation open on a refill). Writing
  * the pool files takes none as root, their owner. */
 static int drop_privileges(const struct config *c) {
         uint64_t keep = 0, eff;
@@ -348,6 +349,10 @@ static int drop_privileges(const struct config *c) {
         for (size_t i = 0; i < c->n_reserves; i++)
                 if (c->reserves[i].uid != 0 || c->reserves[i].gid != 0)
                         keep |= UINT64_C(1) << CAP_CHOWN;
+        /* the daemon's refills tell a reservation a VM has open by a lease on it (another
+         * owner's file) and change the owner back and forth if a reload asks for another */
+        if (c->n_reserves > 0 && !arg_once)
+                keep |= UINT64_C(1) << CAP_LEASE | UINT64_C(1) << CAP_CHOWN;
         /* the daemon runs for the life of the machine: its bounding set goes too */
         r = caps_drop_all_but(keep, !arg_once);
         if (r >= 0 && caps_effective(&eff) >= 0)

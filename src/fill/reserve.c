@@ -15,6 +15,7 @@
 #include "util/macro.h"
 #include "kernel/mounts.h"
 #include "fill/reserve.h"
+#include "fill/reserve_refill.h"
 
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs) {
         int missing = 0;
@@ -100,11 +101,24 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 if (rr->error) /* no mount: said by reserve_locate() */
                         continue;
                 if (keep_existing && reserve_is_there(rr)) {
-                        rr->kept = true;
-                        rr->faulted = rr->plan->pool.target_total;
-                        continue;
+                        bool in_use = true;
+
+                        fd = reserve_refill_open(rr, &in_use);
+                        if (fd >= 0 && in_use) {
+                                /* a VM has it: its pages stay; owner, group and mode as asked */
+                                rr->kept = true;
+                                rr->faulted = rr->plan->pool.target_total;
+                                r = reserve_hand_over(fd, rr->plan);
+                                if (r < 0)
+                                        fail(rr, r, rr->path);
+                                continue;
+                        }
+                        /* nobody has it, but a VM may have written to it: fresh pages */
+                        if (fd >= 0 && reserve_refill_punch(fd, rr) < 0)
+                                closep(&fd);
                 }
-                fd = create_file(rr);
+                if (fd < 0)
+                        fd = create_file(rr);
                 if (fd < 0)
                         continue;
                 r = fault_pool_prepare_file(&rr->fault, shared, &rr->plan->pool, fd);
@@ -141,12 +155,9 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                         (void) unlink(rr->path);
                         continue;
                 }
-                /* Group first, then the mode while the file is still ours (CAP_FOWNER is gone),
-                 * then the owner (CAP_CHOWN is kept for this): at no point can anyone but root
-                 * and the intended owner and group open it. */
-                if (fchown(fd, (uid_t) -1, rr->plan->gid) < 0 || fchmod(fd, rr->plan->mode) < 0 ||
-                    fchown(fd, rr->plan->uid, (gid_t) -1) < 0) {
-                        fail(rr, -errno, rr->path);
+                r = reserve_hand_over(fd, rr->plan);
+                if (r < 0) {
+                        fail(rr, r, rr->path);
                         (void) unlink(rr->path);
                 }
         }
