@@ -86,6 +86,7 @@ TEST(test_amounts) {
                 CHECK_EQ(parse_amount(good[i].in, &a, &e), 0);
                 CHECK_EQ(a.kind, good[i].kind);
                 CHECK_EQ(a.value, good[i].value);
+                amount_done(&a);
         }
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 struct amount a = {};
