@@ -162,7 +162,7 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
         for (size_t i = 0; i < plan->n_nodes; i++) {
                 if (plan->nodes[i].action != PLAN_GROW)
                         continue;
-                skip[i] = node_has_free(fp, i);
+                skip[i] = !shared->fault_free_nodes && node_has_free(fp, i);
                 if (!skip[i])
                         shortfall += plan->nodes[i].target - plan->nodes[i].now;
         }
