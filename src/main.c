@@ -419,7 +419,8 @@ static bool owner_is_root(const char *name) {
         return !*name || strcmp(name, "root") == 0 || strcmp(name, "0") == 0;
 }
 
-/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner. Writing
+/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner (and, in the
+ * daemon, CAP_LEASE: to tell whether a VM has a reservation open on a refill). Writing
  * the pool files takes none as root, their owner. */
 static int drop_privileges(const struct options *o, const struct config *c) {
         uint64_t keep = 0, eff;
@@ -430,6 +431,10 @@ static int drop_privileges(const struct options *o, const struct config *c) {
         for (size_t i = 0; i < c->n_reserves; i++)
                 if (!owner_is_root(c->reserves[i].owner) || !owner_is_root(c->reserves[i].group))
                         keep |= UINT64_C(1) << CAP_CHOWN;
+        /* the daemon's refills tell a reservation a VM has open by a lease on it (another
+         * owner's file) and change the owner back and forth if a reload asks for another */
+        if (c->n_reserves > 0 && !o->once)
+                keep |= UINT64_C(1) << CAP_LEASE | UINT64_C(1) << CAP_CHOWN;
         /* the daemon runs for the life of the machine: its bounding set goes too */
         r = caps_drop_all_but(keep, !o->once);
         if (r >= 0 && caps_effective(&eff) >= 0)

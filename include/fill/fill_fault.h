@@ -50,9 +50,10 @@ struct fault_worker {
         unsigned index;       /* among the node's workers: the ramp admits them in order */
 };
 
-/* Raises nr_overcommit_hugepages by the pages that must be new (plan_node_new_pages()) and
- * maps a bound region per node that needs some. Nothing is
- * faulted yet. On failure everything it did is undone. */
+/* Raises nr_overcommit_hugepages by the pages that must be new (plan_node_new_pages()) and maps
+ * a bound region per node that needs some and has no free pages now: the kernel would hand a
+ * fault those first, so a node that has some is left to the sysfs top-up, and the fault method
+ * makes only new pages. Nothing is faulted yet. On failure everything it did is undone. */
 int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan);
 /* For a reservation: maps consecutive ranges of the hugetlbfs file @fd (already sized), one per
  * GROW node of @plan, shared and bound to the node. Pages come from the pool's free pages; the

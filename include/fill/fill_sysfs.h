@@ -48,6 +48,9 @@ struct fill_shared {
         /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
          * whichever writer gets there first) and go on with more rounds */
         bool drop_caches;
+        /* the fault method faults nodes that have free pages too (the bench, which times
+         * faulting; fills leave those nodes to the sysfs top-up) */
+        bool fault_free_nodes;
         atomic_bool caches_dropped;
         /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
         uint64_t interrupt_after;

@@ -37,6 +37,8 @@ struct reserve_run {
  * and skipped; the pools are filled all the same: an initramfs has no hugetlbfs mount).
  * Returns how many have an error. */
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs);
+/* Whether the file of @rr is there, of the planned size (made by an earlier fill). */
+bool reserve_is_there(const struct reserve_run *rr);
 /* Creates each file afresh (a reservation is only ever handed out freshly zeroed: an old file
  * of the same name is removed first), sizes it, owner/group/mode as planned, and faults its
  * pages from the pool with the fault workers. A reservation that is not complete is removed.

@@ -23,6 +23,7 @@ struct topology {
         size_t n_nodes;
         uint64_t *page_sizes; /* bytes, ascending */
         size_t n_page_sizes;
+        uint64_t min_free_kbytes; /* vm.min_free_kbytes; 0 if unknown */
 };
 
 int topology_read(int rootfd, struct topology *ret, struct error *e);

@@ -7,11 +7,13 @@
 #include "plan/plan.h"
 
 struct pool_outcome {
-        const uint64_t *after; /* per plan node, read back after the fill */
+        const uint64_t *after; /* per plan node, read back after the fill: persistent pages */
+        const uint64_t *surplus_after; /* per plan node, surplus pages then; NULL: not known */
         uint64_t elapsed_ns;
         unsigned threads; /* that ran: writers, or workers per node */
         unsigned rounds;
         bool after_drop; /* some rounds came after dropping the caches */
+        uint64_t by_sysfs; /* fault pools: the pages the sysfs top-up added */
         bool interrupted;
         int error;
         const char *error_path;

@@ -21,6 +21,8 @@ int parse_page_size(const char *s, uint64_t *ret_bytes, struct error *e);
 
 /* A count ("512") or bytes ("4G", "512M"); *ret_bytes tells which. Zero is rejected. */
 int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct error *e);
+/* As parse_count_or_bytes(), zero accepted: a pool's target ("0", "0G"). */
+int parse_count_or_bytes_or_zero(const char *s, uint64_t *ret, bool *ret_bytes, struct error *e);
 
 /* An octal file mode, at most 0777: "0600", "640". */
 int parse_file_mode(const char *s, unsigned *ret);

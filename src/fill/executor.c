@@ -44,6 +44,9 @@ static void *runner_main(void *arg) {
         return NULL;
 }
 
+int (*executor_thread_create)(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                               void *arg) = pthread_create;
+
 int executor_block_signals(void) {
         return stop_block_signals();
 }
@@ -83,10 +86,11 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
 
         for (; started < n_tasks; started++) {
                 runners[started] = (struct runner) { .task = &tasks[started], .gate = &gate, .done_fd = done_fd };
-                r = -pthread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
+                r = -executor_thread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
                 if (r < 0) {
-                        /* Let the ones already running wind down, then report. */
-                        stop_request(stop, 0);
+                        /* EAGAIN under TasksMax= or pids.max: the ones already running wind
+                         * down, and the caller gets the error. Not a stop: the daemon goes on. */
+                        stop_wind_down(stop, true);
                         break;
                 }
         }
@@ -104,7 +108,7 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
 
                 if (k < 0 && errno != EINTR) {
                         r = r ?: -errno;
-                        stop_request(stop, 0);
+                        stop_wind_down(stop, true);
                         break;
                 }
                 if (k > 0 && (p[0].revents & POLLIN))
@@ -120,6 +124,7 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
         }
         for (size_t i = 0; i < started; i++)
                 (void) pthread_join(runners[i].thread, NULL);
+        stop_wind_down(stop, false);
         (void) pthread_cond_destroy(&gate.cond);
         (void) pthread_mutex_destroy(&gate.lock);
         return r;

@@ -23,6 +23,14 @@ static void note_error(struct pool_run *r, int error, const char *what) {
         }
 }
 
+/* The executor could not start the threads of a phase (EAGAIN: TasksMax=, pids.max): every
+ * pool with tasks in it failed with that error. @top_up: the phase of the fault pools' top-up. */
+static void note_executor_error(struct pool_run *runs, size_t n, int error, bool top_up) {
+        for (size_t i = 0; i < n; i++)
+                if (!top_up || runs[i].faulting)
+                        note_error(&runs[i], error, "pthread_create");
+}
+
 /* Phase 1: fault workers of the fault pools and the writers of the sysfs pools, all at once
  * (page sizes are independent in the kernel). Phase 2: the fault pools adopt their pages and
  * the sysfs method tops up what faulting could not get, with its retries. */
@@ -74,8 +82,10 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                         jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
         }
         r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick, shared->tick_data);
-        if (r < 0)
+        if (r < 0) {
+                note_executor_error(runs, p->n_pools, r, false);
                 goto finish;
+        }
 
         n_tasks = 0;
         for (size_t i = 0; i < p->n_pools; i++) {
@@ -97,9 +107,12 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                         jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
                 r = 0;
         }
-        if (n_tasks > 0)
+        if (n_tasks > 0) {
                 r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick,
                                  shared->tick_data);
+                if (r < 0)
+                        note_executor_error(runs, p->n_pools, r, true);
+        }
 
 finish:
         for (size_t i = 0; i < p->n_pools; i++) {
@@ -107,7 +120,7 @@ finish:
                         fault_pool_release(&runs[i].fault);
                         note_error(&runs[i], runs[i].fault.error, runs[i].fault.error_what);
                         runs[i].elapsed_ns = now_ns() - t0;
-                        runs[i].interrupted = stop_requested(shared->stop);
+                        runs[i].interrupted = stop_signalled(shared->stop);
                 } else {
                         runs[i].elapsed_ns = runs[i].sysfs.elapsed_ns;
                         runs[i].interrupted = runs[i].sysfs.interrupted;

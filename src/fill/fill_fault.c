@@ -83,9 +83,9 @@ static int bind_to_node(void *addr, size_t len, unsigned node) {
         return mbind_any(addr, len, MPOL_BIND, mask, NODES_MAX + 1, 0) < 0 ? -errno : 0;
 }
 
-/* Maps a region per GROW node of the plan, bound to the node: anonymous and private when
- * fd < 0, else consecutive ranges of the hugetlbfs file @fd, shared. */
-static int map_nodes(struct fault_pool *fp, int fd) {
+/* Maps a region per GROW node of the plan (but those in @skip, when given), bound to the node:
+ * anonymous and private when fd < 0, else consecutive ranges of the hugetlbfs file @fd, shared. */
+static int map_nodes(struct fault_pool *fp, int fd, const bool *skip) {
         const struct plan_pool *plan = fp->plan;
         int shift = __builtin_ctzll(plan->page_size), r;
         uint64_t offset = 0;
@@ -96,7 +96,7 @@ static int map_nodes(struct fault_pool *fp, int fd) {
                 struct fault_node *n;
                 size_t len;
 
-                if (plan_node_new_pages(pn) == 0)
+                if (plan_node_new_pages(pn) == 0 || (skip && skip[i]))
                         continue;
                 n = &fp->nodes[fp->n_nodes];
                 *n = (struct fault_node) { .pool = fp, .plan_idx = i, .pages = plan_node_new_pages(pn) };
@@ -137,7 +137,20 @@ static int fault_pool_init(struct fault_pool *fp, struct fill_shared *shared, co
         return fp->nodes ? 0 : -ENOMEM;
 }
 
+/* Whether node @i of the plan has free pages now (or cannot say). A fault takes the pool's free
+ * pages before it makes a surplus one (alloc_hugetlb_folio(): dequeue_hugetlb_folio_vma() first,
+ * from the nodes of the mapping's policy), so faulting there would zero pages the pool already
+ * has and leave a workload that maps them meanwhile without: such a node is the sysfs top-up's. */
+static bool node_has_free(struct fault_pool *fp, size_t i) {
+        struct pool_counts c;
+
+        return pool_read_counts(fp->shared->rootfd, fp->shared->t, fp->plan->nodes[i].node, fp->plan->page_size,
+                                &c) < 0 ||
+               c.free > 0;
+}
+
 int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan) {
+        _cleanup_(freep) bool *skip = NULL;
         char path[160];
         uint64_t shortfall = 0, surplus, want;
         int r;
@@ -145,7 +158,16 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
         r = fault_pool_init(fp, shared, plan);
         if (r < 0)
                 return r;
+        skip = calloc(plan->n_nodes ? plan->n_nodes : 1, sizeof(*skip));
+        if (!skip)
+                return -ENOMEM;
         for (size_t i = 0; i < plan->n_nodes; i++) {
+                if (plan_node_new_pages(&plan->nodes[i]) == 0)
+                        continue;
+                /* a node with free pages is the sysfs top-up's, its surplus promotions too */
+                skip[i] = !shared->fault_free_nodes && node_has_free(fp, i);
+                if (skip[i])
+                        continue;
                 shortfall += plan_node_new_pages(&plan->nodes[i]);
                 fp->promote += plan->nodes[i].promote;
         }
@@ -178,7 +200,7 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
                 fp->overcommit_set = want;
         }
 
-        r = map_nodes(fp, -1);
+        r = map_nodes(fp, -1, skip);
         if (r < 0)
                 fault_pool_release(fp);
         return r;
@@ -190,7 +212,7 @@ int fault_pool_prepare_file(struct fault_pool *fp, struct fill_shared *shared, c
         r = fault_pool_init(fp, shared, plan);
         if (r < 0)
                 return r;
-        r = map_nodes(fp, fd);
+        r = map_nodes(fp, fd, NULL);
         if (r < 0)
                 fault_pool_release(fp);
         return r;

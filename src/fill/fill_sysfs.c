@@ -257,6 +257,6 @@ void sysfs_fill_run(void *arg) {
                 }
         }
 out:
-        f->interrupted = stop_requested(s->stop);
+        f->interrupted = stop_signalled(s->stop);
         f->elapsed_ns = now_ns() - start;
 }

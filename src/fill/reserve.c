@@ -19,6 +19,7 @@
 #include "kernel/mounts.h"
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
+#include "fill/reserve_refill.h"
 
 /* The mount found, and checked: hugetlbfs of the page size, and MOUNT/hpfilld, where there
  * already, fit to hold root's files (created only when the reservation is made). */
@@ -152,6 +153,16 @@ static bool reservation_is_there(const struct reserve_run *rr, int dirfd) {
                (uint64_t) st.st_size == rr->plan->pool.target_total * rr->plan->pool.page_size;
 }
 
+bool reserve_is_there(const struct reserve_run *rr) {
+        _cleanup_(closep) int dirfd = -1;
+        struct error e = {};
+
+        /* only in a directory that passes the checks, never by its path */
+        if (rr->mountfd < 0 || reserve_dir_open(rr->mountfd, rr->mount, false, &dirfd, &e) < 0)
+                return false;
+        return reservation_is_there(rr, dirfd);
+}
+
 /* MOUNT/hpfilld, made now where it is not there yet, and checked again on its descriptor. */
 static int open_dir(struct reserve_run *rr) {
         struct error e = {};
@@ -178,11 +189,25 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 if (dirfd < 0)
                         continue;
                 if (keep_existing && reservation_is_there(rr, dirfd)) {
-                        rr->kept = true;
-                        rr->faulted = rr->plan->pool.target_total;
-                        continue;
+                        bool in_use = true;
+
+                        fd = reserve_refill_open(rr, dirfd, &in_use);
+                        if (fd >= 0 && in_use) {
+                                /* a VM has it: its pages stay; owner, group and mode as asked */
+                                rr->kept = true;
+                                rr->faulted = rr->plan->pool.target_total;
+                                r = reserve_hand_over(fd, rr);
+                                if (r < 0)
+                                        fail(rr, r, rr->path);
+                                closep(&fd);
+                                continue;
+                        }
+                        /* nobody has it, but a VM may have written to it: fresh pages */
+                        if (fd >= 0 && reserve_refill_punch(fd, rr) < 0)
+                                closep(&fd);
                 }
-                fd = create_file(rr, dirfd);
+                if (fd < 0)
+                        fd = create_file(rr, dirfd);
                 if (fd < 0)
                         continue;
                 r = fault_pool_prepare_file(&rr->fault, shared, &rr->plan->pool, fd);
@@ -210,21 +235,18 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                         fail(rr, rr->fault.error, rr->fault.error_what);
                 /* Unmapping keeps the pages in the file: it holds them until it is removed. */
                 fault_pool_release(&rr->fault);
-                rr->interrupted = stop_requested(shared->stop);
+                rr->interrupted = stop_signalled(shared->stop);
                 rr->elapsed_ns = now_ns() - t0;
                 if (r < 0)
-                        fail(rr, r, "executor");
+                        fail(rr, r, "pthread_create");
                 if (rr->faulted < rr->plan->pool.target_total || rr->error) {
                         /* Half a reservation is not one: its pages go back to the pool. */
                         (void) unlinkat(dirfd, rr->plan->name, 0);
                         continue;
                 }
-                /* Group first, then the mode while the file is still ours (CAP_FOWNER is gone),
-                 * then the owner (CAP_CHOWN is kept for this): at no point can anyone but root
-                 * and the intended owner and group open it. */
-                if (fchown(fd, (uid_t) -1, rr->gid) < 0 || fchmod(fd, rr->plan->mode) < 0 ||
-                    fchown(fd, rr->uid, (gid_t) -1) < 0) {
-                        fail(rr, -errno, rr->path);
+                r = reserve_hand_over(fd, rr);
+                if (r < 0) {
+                        fail(rr, r, rr->path);
                         (void) unlinkat(dirfd, rr->plan->name, 0);
                 }
         }

@@ -40,6 +40,7 @@ void stop_init(struct stop *s) {
         stop_signals(&s->signals);
         atomic_init(&s->requested, false);
         atomic_init(&s->signo, 0);
+        atomic_init(&s->wind_down, false);
         s->signal_fd = -1;
         (void) pthread_mutex_init(&s->lock, NULL);
         (void) pthread_cond_init(&s->cond, NULL);
@@ -54,6 +55,13 @@ void stop_request(struct stop *s, int signo) {
         (void) pthread_mutex_lock(&s->lock);
         atomic_store(&s->signo, signo);
         atomic_store_explicit(&s->requested, true, memory_order_release);
+        (void) pthread_cond_broadcast(&s->cond);
+        (void) pthread_mutex_unlock(&s->lock);
+}
+
+void stop_wind_down(struct stop *s, bool on) {
+        (void) pthread_mutex_lock(&s->lock);
+        atomic_store_explicit(&s->wind_down, on, memory_order_release);
         (void) pthread_cond_broadcast(&s->cond);
         (void) pthread_mutex_unlock(&s->lock);
 }

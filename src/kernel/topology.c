@@ -227,6 +227,9 @@ int topology_read(int rootfd, struct topology *ret, struct error *e) {
         r = fd >= 0 ? read_numa(rootfd, &t, e) : read_flat(rootfd, &t, e);
         if (r >= 0)
                 r = read_page_sizes(rootfd, &t, e);
+        /* for the planner's memory budget; without it the budget is the rest of the headroom */
+        if (r >= 0 && read_u64_at(rootfd, "proc/sys/vm/min_free_kbytes", &t.min_free_kbytes) < 0)
+                t.min_free_kbytes = 0;
         if (r < 0) {
                 topology_done(&t);
                 return r;

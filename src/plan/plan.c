@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/budget.h"
 #include "plan/plan.h"
 
 const char *plan_action_to_string(enum plan_action a) {
@@ -157,6 +158,16 @@ static int plan_method(const struct topology *t, const struct config *c, const s
         return 0;
 }
 
+/* A target of zero somewhere in the amount: "0", "0G", "0%", "node0=0". */
+static bool amount_has_zero(const struct amount *a) {
+        if (a->kind != AMOUNT_PER_NODE)
+                return a->value == 0;
+        for (size_t i = 0; i < a->n_nodes; i++)
+                if (a->nodes[i].value == 0)
+                        return true;
+        return false;
+}
+
 static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
                      const struct kernel_caps *caps, const struct pool_spec *s, struct plan_pool *p,
                      struct error *e) {
@@ -176,6 +187,12 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                 return error_set(e, -EINVAL, "%s: this kernel offers no %s pages (offered: %s)", s->origin,
                                  page_size_name(s->page_size, name), *avail ? avail : "none");
         }
+        /* Zero gives pages back, which only --shrink does: without it, it would only ever be
+         * "larger, kept", or a typo. */
+        if (amount_has_zero(&s->amount) && !c->shrink)
+                return error_set(e, -EINVAL,
+                                 "%s: a target of zero gives the pool's free pages back: add --shrink "
+                                 "(Shrink=yes, hpfilld.shrink=yes)", s->origin);
         p->nodes = calloc(t->n_nodes, sizeof(*p->nodes));
         if (!p->nodes)
                 return -ENOMEM;
@@ -290,6 +307,8 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
                         p.n_reserves++;
                 }
         }
+        if (r >= 0)
+                r = plan_check_budget(t, counts, &p, e);
         if (r < 0) {
                 plan_done(&p);
                 return r;

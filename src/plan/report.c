@@ -68,22 +68,77 @@ static uint64_t promoted(const struct plan_node *n, uint64_t after) {
         return n->action == PLAN_GROW && after > n->now ? MIN(n->surplus, after - n->now) : 0;
 }
 
-void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
-        char name[32], took[32];
-        uint64_t promotions = 0;
-        size_t n = 0;
+static uint64_t pool_total(const struct plan_pool *p, const uint64_t *after) {
+        uint64_t sum = 0;
 
         for (size_t i = 0; i < p->n_nodes; i++)
+                sum += after[i];
+        return sum;
+}
+
+/* Whether no node is short and some are above their targets: left alone (@larger), or shrunk
+ * as far as the kernel would (@in_use: set_max_huge_pages() frees free pages only and turns
+ * pages in use above the target into surplus ones, freed when their user lets go). */
+static bool pool_over(const struct plan_pool *p, const uint64_t *after, bool *larger, bool *in_use) {
+        bool over = false;
+
+        *larger = *in_use = false;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                if (after[i] < p->nodes[i].target)
+                        return false;
+                if (after[i] == p->nodes[i].target)
+                        continue;
+                over = true;
+                if (p->nodes[i].action == PLAN_SHRINK)
+                        *in_use = true;
+                else
+                        *larger = true;
+        }
+        return over;
+}
+
+/* Pages in use that a shrink of node @i turned into surplus ones: set_max_huge_pages() frees free
+ * pages only, and the pages in use above the target leave the pool when their user lets go. */
+static uint64_t made_surplus(const struct plan_pool *p, const struct pool_outcome *o, size_t i) {
+        const struct plan_node *n = &p->nodes[i];
+
+        return n->action == PLAN_SHRINK && o->surplus_after && o->surplus_after[i] > n->surplus
+                       ? o->surplus_after[i] - n->surplus
+                       : 0;
+}
+
+void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
+        char name[32], took[32];
+        uint64_t promotions = 0, in_use_surplus = 0;
+        bool larger, in_use;
+        size_t n = 0;
+
+        for (size_t i = 0; i < p->n_nodes; i++) {
                 promotions += promoted(&p->nodes[i], o->after[i]);
+                in_use_surplus += made_surplus(p, o, i);
+        }
 
 #define APPEND(...) n += (size_t) snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
         format_duration(took, sizeof(took), o->elapsed_ns);
-        APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s%s)",
-               page_size_name(p->page_size, name), plan_pool_obtained(p, o->after), p->target_total, p->n_nodes,
+        page_size_name(p->page_size, name);
+        if (pool_over(p, o->after, &larger, &in_use))
+                /* every node at its target or above: the pool as it is, and why above */
+                APPEND("%s pool: %" PRIu64 " pages, above the target of %" PRIu64 ", %s%s%s,", name,
+                       pool_total(p, o->after), p->target_total, larger ? "left alone" : "",
+                       larger && in_use ? "; " : "", in_use ? "pages in use are surplus now, until freed" : "");
+        else
+                APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages", name, plan_pool_obtained(p, o->after), p->target_total);
+        if (in_use_surplus)
+                APPEND(", %" PRIu64 " page%s in use %s surplus now, until freed", in_use_surplus,
+                       in_use_surplus == 1 ? "" : "s", in_use_surplus == 1 ? "is" : "are");
+        APPEND(" on %zu node%s in %s (%s, %u %s%s%s)", p->n_nodes,
                p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
                p->method == FILL_MODE_FAULT ? "thread" : "writer",
                p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
                p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+        if (p->method == FILL_MODE_FAULT && o->by_sysfs)
+                /* nodes with free pages (a fault would take those), or where faulting fell short */
+                APPEND(", %" PRIu64 " of them by sysfs", o->by_sysfs);
         if (o->rounds)
                 APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",
                        o->after_drop ? " (caches dropped)" : "");
@@ -91,8 +146,13 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                 APPEND(", %" PRIu64 " surplus page%s in use promoted", promotions, promotions == 1 ? "" : "s");
         if (o->interrupted)
                 APPEND(", interrupted");
-        if (o->error)
-                APPEND(", failed: /%s: %s", o->error_path ? o->error_path : "?", strerror(-o->error));
+        if (o->error) {
+                const char *what = o->error_path ? o->error_path : "?";
+
+                /* a file below the root ("sys/..."), or a call ("MADV_POPULATE_WRITE") */
+                APPEND(", failed: %s%s: %s", strncmp(what, "sys/", 4) == 0 || strncmp(what, "proc/", 5) == 0 ? "/" : "",
+                       what, strerror(-o->error));
+        }
 #undef APPEND
 }
 
@@ -109,8 +169,8 @@ void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *
 
                 if (n->action == PLAN_LARGER)
                         note = ", larger than target, left alone";
-                else if (n->action == PLAN_SHRINK && o->after[i] > n->target)
-                        note = ", pages in use kept";
+                else if (n->action == PLAN_SHRINK && (o->after[i] > n->target || made_surplus(p, o, i)))
+                        note = ", the pages above it are in use: surplus now, they leave the pool when freed";
                 else if (o->after[i] < n->target)
                         note = ", short";
                 if (up)

@@ -81,6 +81,7 @@ static int one_run(struct bench *b, enum fill_mode mode, unsigned threads, uint6
                 .pin = pin_is_useful(&b->t),
                 .stop = &b->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
+                .fault_free_nodes = true, /* a pool with free pages still times faulting */
         };
         size_t si = 0, n = 0;
         int r;

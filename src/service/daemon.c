@@ -127,29 +127,70 @@ static int remember(struct daemon *d) {
         d->found = calloc(d->t.n_page_sizes * d->t.n_nodes + 1, sizeof(*d->found));
         if (!d->found)
                 return -ENOMEM;
-        for (size_t s = 0; s < d->t.n_page_sizes; s++)
-                for (size_t i = 0; i < d->t.n_nodes; i++)
-                        (void) pool_read_nr(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
-                                            &d->found[s * d->t.n_nodes + i]);
+        daemon_pools_found(d->rootfd, &d->t, d->found);
         return 0;
 }
 
-/* Gives back what the fills added: each configured size and node down to the count found.
- * The kernel frees free pages only: pages in use stay. */
-static void release_pools(struct daemon *d) {
-        for (size_t p = 0; p < d->config.n_pools; p++)
-                for (size_t s = 0; s < d->t.n_page_sizes; s++) {
-                        if (d->t.page_sizes[s] != d->config.pools[p].page_size)
-                                continue;
-                        for (size_t i = 0; i < d->t.n_nodes; i++) {
-                                uint64_t now, was = d->found[s * d->t.n_nodes + i];
+static void pool_name(char *buf, size_t size, const struct topology *t, size_t s, size_t i) {
+        char name[32];
 
-                                if (pool_read_nr(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s], &now) >= 0 &&
-                                    now > was)
-                                        (void) pool_write_nr(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
-                                                             was);
+        (void) snprintf(buf, size, "%s pool of node%u", page_size_name(t->page_sizes[s], name), t->nodes[i].id);
+}
+
+void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found) {
+        for (size_t s = 0; s < t->n_page_sizes; s++)
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        uint64_t *f = &found[s * t->n_nodes + i];
+                        char what[64];
+                        int r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], f);
+
+                        if (r >= 0)
+                                continue;
+                        /* unknown: giving back "down to 0" would take pages the fills never added */
+                        *f = DAEMON_FOUND_UNKNOWN;
+                        pool_name(what, sizeof(what), t, s, i);
+                        log_warning_errno(r, "Cannot read the %s: %m; ReleaseOnStop= will leave it as it is", what);
+                }
+}
+
+void daemon_pools_release(int rootfd, const struct topology *t, const struct config *c, const uint64_t *found) {
+        for (size_t p = 0; p < c->n_pools; p++)
+                for (size_t s = 0; s < t->n_page_sizes; s++) {
+                        if (t->page_sizes[s] != c->pools[p].page_size)
+                                continue;
+                        for (size_t i = 0; i < t->n_nodes; i++) {
+                                uint64_t now, after, was = found[s * t->n_nodes + i];
+                                unsigned node = t->nodes[i].id;
+                                char what[64];
+                                int r;
+
+                                if (was == DAEMON_FOUND_UNKNOWN)
+                                        continue; /* said when it was read */
+                                pool_name(what, sizeof(what), t, s, i);
+                                r = pool_read_nr(rootfd, t, node, t->page_sizes[s], &now);
+                                if (r >= 0 && now <= was)
+                                        continue;
+                                if (r >= 0)
+                                        r = pool_write_nr(rootfd, t, node, t->page_sizes[s], was);
+                                if (r >= 0)
+                                        r = pool_read_nr(rootfd, t, node, t->page_sizes[s], &after);
+                                if (r < 0) {
+                                        log_warning_errno(r, "Cannot give back the pages of the %s: %m", what);
+                                        continue;
+                                }
+                                /* set_max_huge_pages() frees free pages only; pages in use above the
+                                 * count become surplus and leave the pool when their user frees them */
+                                if (after > was)
+                                        log_notice("%s: %" PRIu64 " pages given back; %" PRIu64
+                                                   " in use are surplus now and leave the pool when freed",
+                                                   what, now - after, after - was);
                         }
                 }
+}
+
+/* Gives back what the fills added: each configured size and node down to the count found. */
+static void release_pools(struct daemon *d) {
+        daemon_pools_release(d->rootfd, &d->t, &d->config, d->found);
 }
 
 static int open_uevents(void) {

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "plan/advise.h"
 #include "util/clock.h"
+#include "plan/budget.h"
 #include "fill/fill.h"
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
@@ -47,6 +48,7 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
                 return log_error_errno(-ENOMEM, "Out of memory");
         for (size_t s = 0; s < t->n_page_sizes; s++)
                 for (size_t i = 0; i < t->n_nodes; i++) {
+                        /* nr_hugepages to plan; free_hugepages for the reservations */
                         r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
                         if (r < 0) {
                                 (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
@@ -73,6 +75,56 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
                                                        errno == EACCES || errno == EPERM ? " (are you root?)" : "");
                 }
         return 0;
+}
+
+/* Where each reservation will live, and that its pages will be there: a hugetlbfs mount for its
+ * page size, and enough free pages in its pool after the fill (those of a file a refill keeps
+ * are in the file already). Nothing changes. */
+static int check_reserves(struct job *j, const struct topology *t, const struct pool_counts *counts,
+                          const struct plan *p, struct reserve_run *reserves) {
+        _cleanup_(freep) bool *kept = NULL;
+        struct error e = {};
+        int r;
+
+        if (p->n_reserves == 0)
+                return EXIT_OK;
+        r = reserve_locate(j->rootfd, j->host, p, reserves);
+        if (r > 0) {
+                int ret = EXIT_OK;
+
+                for (size_t i = 0; i < p->n_reserves; i++) {
+                        int error = reserves[i].error;
+
+                        if (!error)
+                                continue;
+                        /* No hugetlbfs mount for its size is the configuration's: nothing starts
+                         * (exit 2). A mount or directory refused (others control it, not what the
+                         * mount table said), or an owner unknown here: that reservation alone is
+                         * skipped, the fill goes on and exits 1. */
+                        if (error != -ENOENT) {
+                                log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
+                                          reserves[i].error_what);
+                                continue;
+                        }
+                        log_error("%s: %s", p->reserves[i].pool.origin, reserves[i].error_what);
+                        ret = EXIT_USAGE;
+                }
+                if (ret != EXIT_OK)
+                        return ret;
+        }
+        kept = calloc(p->n_reserves, sizeof(*kept));
+        if (!kept) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                return EXIT_FAIL;
+        }
+        for (size_t i = 0; j->keep_reservations && i < p->n_reserves; i++)
+                kept[i] = reserve_is_there(&reserves[i]);
+        r = plan_check_reserves(t, counts, p, kept, &e);
+        if (r < 0) {
+                log_error("%s", e.msg);
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
 }
 
 struct progress {
@@ -221,7 +273,7 @@ static void report_flush(struct job *j) {
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
                const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
-        _cleanup_(freep) uint64_t *after = NULL;
+        _cleanup_(freep) uint64_t *after = NULL, *surplus_after = NULL;
         struct progress progress = {};
         struct fill_shared shared = {
                 .rootfd = j->rootfd,
@@ -245,7 +297,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         runs = calloc(p->n_pools + 1, sizeof(*runs));
         shorts = calloc(p->n_pools + 1, sizeof(*shorts));
         after = calloc(t->n_nodes + 1, sizeof(*after));
-        if (!runs || !after || !shorts)
+        surplus_after = calloc(t->n_nodes + 1, sizeof(*surplus_after));
+        if (!runs || !after || !surplus_after || !shorts)
                 return log_error_errno(-ENOMEM, "Out of memory");
         progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
 
@@ -265,9 +318,11 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 const struct plan_pool *pp = &p->pools[i];
                 struct pool_outcome o = {
                         .after = after,
+                        .surplus_after = surplus_after,
                         .elapsed_ns = runs[i].elapsed_ns,
                         .threads = runs[i].threads,
                         .rounds = runs[i].sysfs.rounds,
+                        .by_sysfs = atomic_load(&runs[i].sysfs.done),
                         .after_drop = runs[i].sysfs.after_drop,
                         .interrupted = runs[i].interrupted,
                         .error = runs[i].error,
@@ -276,9 +331,17 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 char name[32], line[1024];
 
                 /* Report what the kernel says now, not what we think we did. */
-                for (size_t k = 0; k < pp->n_nodes; k++)
-                        if (pool_read_persistent(j->rootfd, t, pp->nodes[k].node, pp->page_size, &after[k]) < 0)
+                for (size_t k = 0; k < pp->n_nodes; k++) {
+                        struct pool_counts pc;
+
+                        if (pool_read_counts(j->rootfd, t, pp->nodes[k].node, pp->page_size, &pc) >= 0) {
+                                after[k] = pool_counts_persistent(&pc);
+                                surplus_after[k] = pc.surplus;
+                        } else {
                                 after[k] = runs[i].sysfs.after[k];
+                                surplus_after[k] = pp->nodes[k].surplus;
+                        }
+                }
                 report_pool_line(line, sizeof(line), pp, &o);
                 summary_add(j, line);
                 if (j->report && log_get_max_level() >= LOG_INFO)
@@ -298,7 +361,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         }
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
-                r = reserve_execute(&shared, p, reserves, j->keep_reservations);
+                /* its errors are the reservations' own, reported with them */
+                (void) reserve_execute(&shared, p, reserves, j->keep_reservations);
                 if (j->progress_done)
                         j->progress_done(j->userdata);
                 report_reserves(j, reserves, p->n_reserves, &failed, &short_);
@@ -395,25 +459,24 @@ int job_run(struct job *j, const struct config *c) {
                 log_error_errno(-ENOMEM, "Out of memory");
                 goto out;
         }
-        /* where each reservation will live, before anything changes */
-        r = reserve_locate(j->rootfd, j->host, &plan, reserves);
-        for (size_t i = 0; r > 0 && i < plan.n_reserves; i++)
-                if (reserves[i].error)
-                        log_error("%s: %s: this reservation is skipped", plan.reserves[i].pool.origin,
-                                  reserves[i].error_what);
-
-        if (j->dry_run) {
-                if (j->report && log_get_max_level() >= LOG_INFO)
-                        report_plan(j->report, &plan);
-                ret = EXIT_OK;
+        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO)
+                report_plan(j->report, &plan);
+        /* Everything the run needs, before its first write; a dry run ends with the same status. */
+        ret = check_reserves(j, &topo, counts, &plan, reserves);
+        if (ret != EXIT_OK)
+                goto out;
+        /* With nothing to move this still reports, so the admin sees each pool is at target. */
+        if (check_writable(j->rootfd, &topo, &plan) < 0) {
+                ret = EXIT_FAIL;
                 goto out;
         }
-        /* With nothing to move this still reports, so the admin sees each pool is at target. */
-        if (check_writable(j->rootfd, &topo, &plan) < 0)
+        if (j->dry_run)
                 goto out;
         lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan);
-        if (lock_fd < 0)
+        if (lock_fd < 0) {
+                ret = EXIT_FAIL;
                 goto out;
+        }
         start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
         if (j->record)

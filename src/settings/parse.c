@@ -52,7 +52,7 @@ static int parse_per_node(const char *s, struct amount *ret, struct error *e) {
                         return error_set(e, -EINVAL,
                                          "node%" PRIu64 "=%s: a node takes a page count or bytes like 4G; a percentage "
                                          "is of every node's memory (SIZE:25%%)", node, eq + 1);
-                r = parse_count_or_bytes(eq + 1, &nodes[n].value, &nodes[n].bytes, e);
+                r = parse_count_or_bytes_or_zero(eq + 1, &nodes[n].value, &nodes[n].bytes, e);
                 if (r < 0)
                         return error_prefix(e, r, "node%" PRIu64, node);
                 nodes[n++].node = (unsigned) node;
@@ -90,15 +90,14 @@ int parse_amount(const char *s, struct amount *ret, struct error *e) {
                         return error_set(e, r, "'%s' is not a percentage", s);
                 if (r < 0 || v > 100)
                         return error_set(e, -ERANGE, "percentage '%s' is over 100%%", s);
-                if (v == 0)
-                        return error_set(e, -EINVAL, "percentage '%s' is zero", s);
                 *ret = (struct amount) { .kind = AMOUNT_PERCENT, .value = v };
                 return 0;
         }
         if (strspn(s, "0123456789") == 0 && *s != '-')
                 return error_set(e, -EINVAL,
                                  "'%s' is not an amount (expected a page count, bytes like 4G, a percentage or nodeN=...)", s);
-        r = parse_count_or_bytes(s, &v, &bytes, e);
+        /* zero: the pool given back, with --shrink (the planner checks) */
+        r = parse_count_or_bytes_or_zero(s, &v, &bytes, e);
         if (r < 0)
                 return r;
         *ret = (struct amount) { .kind = bytes ? AMOUNT_BYTES : AMOUNT_PAGES, .value = v };

@@ -118,7 +118,7 @@ int parse_page_size(const char *s, uint64_t *ret_bytes, struct error *e) {
         return 0;
 }
 
-int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct error *e) {
+static int count_or_bytes(const char *s, bool zero_ok, uint64_t *ret, bool *ret_bytes, struct error *e) {
         uint64_t n, v;
         unsigned shift;
         bool has_unit;
@@ -133,11 +133,19 @@ int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct e
                 return error_set(e, -ERANGE, "amount '%s' is too large", s);
         if (r < 0)
                 return error_set(e, -EINVAL, "'%s' is not an amount (expected a page count or bytes like 4G)", s);
-        if (v == 0)
+        if (v == 0 && !zero_ok)
                 return error_set(e, -EINVAL, "amount '%s' is zero", s);
         *ret = v;
         *ret_bytes = has_unit;
         return 0;
+}
+
+int parse_count_or_bytes(const char *s, uint64_t *ret, bool *ret_bytes, struct error *e) {
+        return count_or_bytes(s, false, ret, ret_bytes, e);
+}
+
+int parse_count_or_bytes_or_zero(const char *s, uint64_t *ret, bool *ret_bytes, struct error *e) {
+        return count_or_bytes(s, true, ret, ret_bytes, e);
 }
 
 int parse_file_mode(const char *s, unsigned *ret) {

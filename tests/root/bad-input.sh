@@ -20,7 +20,7 @@ check "--pool 'XL:1'" --once --pool XL:1
 check "3M" --once --pool 3M:1
 check "offers no 16M pages" --once --pool 16M:1
 check "offers no 1G pages|more than its memory" --once --pool 1G:100000
-check "is zero" --once --pool 2M:0
+check "2M:0: a target of zero gives the pool.s free pages back: add --shrink" --once --pool 2M:0
 check "negative" --once --pool 2M:-4
 check "too large" --once --pool 2M:99999999999999999999
 check "not a whole number of 2M pages" --once --pool 2M:3M

@@ -49,6 +49,10 @@ expect_in "$WORK/err" "kernel command line: hpfilld.pool=2M:node$first=0"
 echo "quiet hpfilld.pools=2M:1" >"$WORK/root2/proc/cmdline"
 expect_rc 2 "$HPFILLD" --once --root "$WORK/root2"
 expect_in "$WORK/err" "unknown setting 'hpfilld.pools'"
+# all of the memory, at every boot: refused by the memory budget
+echo "quiet hpfilld.pool=2M:100%" >"$WORK/root2/proc/cmdline"
+expect_rc 2 "$HPFILLD" --once --root "$WORK/root2"
+expect_in "$WORK/err" "^hpfilld: node$first: [0-9]+ MiB of huge pages planned \(2M [0-9]+ MiB \(kernel command line: hpfilld.pool=2M:100%\)\)"
 [ "$(snapshot)" = "$before" ] || fail "a bad kernel command line changed the pools"
 # a kernel command line longer than a page (bootconfig) is read whole: its hpfilld.pool= counts
 { for i in $(seq 1 700); do printf 'option%s=value ' "$i"; done; echo "hpfilld.pool=2M:node$first=54"; } \

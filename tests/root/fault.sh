@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The fault method on this kernel: 1 and 2 threads per node, counts per node as planned, no
-# surplus left behind, nr_overcommit_hugepages put back on success and on interruption.
+# The fault method on this kernel: 1 and 2 threads per node, counts per node as planned, every
+# page of an empty pool faulted and adopted (none topped up by sysfs), no surplus left behind,
+# nr_overcommit_hugepages put back on success and on interruption; free pages never faulted.
 . "$(dirname "$0")/lib.sh"
 
 nodes=$(mem_nodes)
@@ -66,6 +67,28 @@ expect_in "$WORK/out" "^2M pool: $got/200 pages"
 [ "$got" -lt 200 ] || fail "interrupted but complete"
 clean_after 0
 fi
+
+# a partly filled pool: a fault would take its free pages first (alloc_hugetlb_folio() dequeues
+# them before it makes a surplus page) and zero them again, so the node that has some is grown by
+# sysfs; paused at the first step, the pool still has all of its 32 free pages
+pool2m_set 0
+echo 32 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+FIFO="$WORK/fifo"
+mkfifo "$FIFO"
+HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=1 \
+        "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=96" >"$WORK/out" 2>"$WORK/err" &
+hpid=$!
+read -r line <"$FIFO"
+[ "$line" = paused ] || fail "no rendezvous: '$line'"
+free_mid=$(cat $G/free_hugepages)
+echo go >"$FIFO"
+rc=0
+wait $hpid || rc=$?
+[ "$rc" = 0 ] || { cat "$WORK/out" "$WORK/err"; fail "the fill of a partly filled pool exited $rc"; }
+[ "$free_mid" -ge 32 ] || fail "the fault fill took the pool's free pages: $free_mid free during the fill"
+expect_in "$WORK/out" "^2M pool: 96/96 pages on 1 node in [0-9]+ ms \(fault, [0-9]+ threads?/node\), 64 of them by sysfs$"
+[ "$(node_nr "$first" 2048)" = 96 ] || fail "node$first holds $(node_nr "$first" 2048), expected 96"
+clean_after 0
 
 # the plan says fault, and why
 expect_rc 0 "$HPFILLD" --once --mode fault --dry-run --pool 2M:20

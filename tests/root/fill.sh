@@ -24,9 +24,23 @@ expect_in "$WORK/out" "100/100 pages"
 expect_rc 0 "$HPFILLD" --once --pool 2M:$((50 * n_nodes))
 [ "$(pool2m_nr)" = 100 ] || fail "a larger pool was shrunk without --shrink"
 expect_in "$WORK/out" "larger than target, left alone"
+# the pool line tells the pool as it is, not "50/50"
+expect_in "$WORK/out" "^2M pool: 100 pages, above the target of $((50 * n_nodes)), left alone, on $n_nodes nodes? in "
 # ...unless asked
 expect_rc 0 "$HPFILLD" --once --shrink --pool 2M:$((50 * n_nodes))
 [ "$(pool2m_nr)" = $((50 * n_nodes)) ] || fail "--shrink left $(pool2m_nr) pages"
+
+# zero gives the free pages back, with --shrink only; without it nothing changes
+for zero in 0 0% 0G "node$first=0"; do
+        pool2m_set 30
+        before=$(snapshot)
+        expect_rc 2 "$HPFILLD" --once --pool "2M:$zero"
+        expect_in "$WORK/err" "--pool 2M:$zero: a target of zero gives the pool's free pages back: add --shrink"
+        [ "$(snapshot)" = "$before" ] || fail "2M:$zero without --shrink changed the pools"
+        expect_rc 0 "$HPFILLD" --once --shrink --pool "2M:$zero"
+        expect_in "$WORK/out" "^2M pool: 0/0 pages on"
+        [ "$(node_nr "$first" 2048)" = 0 ] || fail "--shrink --pool 2M:$zero left $(node_nr "$first" 2048) pages on node$first"
+done
 
 # --drop-caches only when a pool falls short: a fill that meets its target drops nothing
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -50,27 +64,32 @@ expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$want" --dry-run
 expect_rc 0 "$HPFILLD" --once --pool 2M:1%
 [ "$(node_nr "$first" 2048)" = "$want" ] || fail "1% gave $(node_nr "$first" 2048) pages, expected $want"
 
-# pages in use are never taken: hold 10 pages mapped, shrink to 0, they stay
+# pages in use are never taken: hold 10 pages mapped, shrink to 1; the kernel keeps them, as
+# surplus pages that leave the pool once freed, and the report says so
 pool2m_set 20
 if command -v python3 >/dev/null; then
         FIRST=$first python3 - "$HPFILLD" "$WORK" <<'PY'
 import mmap, os, subprocess, sys
+G = "/sys/kernel/mm/hugepages/hugepages-2048kB/"
 MAP_HUGETLB = 0x40000
+def count(f):
+    return int(open(G + f).read())
 m = mmap.mmap(-1, 10 * 2 * 1024 * 1024, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
 for i in range(10):
     m[i * 2 * 1024 * 1024] = 1  # fault each page in
 r = subprocess.run([sys.argv[1], "--once", "--shrink", "--min", "1", "--pool", "2M:node%s=1" % os.environ.get("FIRST", "0")],
                    capture_output=True, text=True)
 print(r.stdout, r.stderr)
-nr = int(open("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages").read())
-free = int(open("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages").read())
 assert r.returncode == 0, r.returncode
-assert nr >= 10 and nr - free == 10, (nr, free)
+assert count("nr_hugepages") == 10 and count("free_hugepages") == 0, (count("nr_hugepages"), count("free_hugepages"))
 # the kernel keeps the pages in use, as surplus pages (set_max_huge_pages()): 1 persistent
-surplus = int(open("/sys/kernel/mm/hugepages/hugepages-2048kB/surplus_hugepages").read())
-assert nr - surplus == 1, (nr, surplus)
-assert "-> 1 (target 1)" in r.stdout, r.stdout
+assert count("surplus_hugepages") == 9, count("surplus_hugepages")
+assert "2M pool: 1/1 pages, 9 pages in use are surplus now, until freed" in r.stdout, r.stdout
+assert "20 -> 1 (target 1, the pages above it are in use: surplus now, they leave the pool when freed)" in r.stdout, r.stdout
 m[0] = 2  # still ours
+m.close()
+# freed: the surplus pages leave, the one persistent page stays
+assert count("nr_hugepages") == 1 and count("surplus_hugepages") == 0, (count("nr_hugepages"), count("surplus_hugepages"))
 PY
 fi
 echo "PASS"

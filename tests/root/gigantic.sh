@@ -9,12 +9,7 @@ first=$(echo $nodes | cut -d' ' -f1)
 echo 0 >"$HP/hugepages-1048576kB/nr_hugepages"
 
 # 1 GiB pages at runtime may come back short (alloc_contig); hpfilld retries after compaction.
-set +e
-"$HPFILLD" --once --pool "1G:node$first=1" >"$WORK/out" 2>"$WORK/err"
-rc=$?
-set -e
-cat "$WORK/out" "$WORK/err"
-got=$(node_nr "$first" 1048576)
+fill_1g "$first" 1
 case $rc in
 0) [ "$got" = 1 ] || fail "exit 0 but node$first holds $got 1G pages" ;;
 3) [ "$got" = 0 ] || fail "exit 3 but node$first holds $got 1G pages"

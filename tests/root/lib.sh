@@ -104,6 +104,17 @@ expect_rc() {
         fi
 }
 
+# fill_1g NODE COUNT: hpfilld --once for COUNT 1 GiB pages on NODE, which may come back short
+# (alloc_contig); sets rc (its status) and got (the node's pages then), shows its output.
+fill_1g() {
+        set +e
+        "$HPFILLD" --once --pool "1G:node$1=$2" >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+        set -e
+        cat "$WORK/out" "$WORK/err"
+        got=$(node_nr "$1" 1048576)
+}
+
 expect_in() { # file pattern
         grep -Eq -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "no '$2' in $1"; }
 }

@@ -3,7 +3,10 @@
 """The daemon under a real NOTIFY_SOCKET: STATUS before READY, READY only with the pools at
 target, RELOADING then READY on SIGHUP, STOPPING on SIGTERM and exit 0; capabilities dropped.
 Waits on the daemon's own messages (with a time limit against hangs), never on the clock."""
+import grp
+import mmap
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -143,11 +146,45 @@ def main():
             until("READY=1")
             keep = os.path.join(mnt, "hpfilld", "keep")
             inode = os.stat(keep).st_ino
+
+            def write_marker(marker):
+                """Maps the reservation as a VM would and writes @marker at its start."""
+                f = open(keep, "r+b")
+                m = mmap.mmap(f.fileno(), 0)
+                m[0:4] = marker
+                return f, m
+
+            def first_bytes():
+                with open(keep, "rb") as f:
+                    return mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)[0:4]
+
+            # a VM wrote to it and went: a reload hands it out again zeroed, in the same file
+            f, m = write_marker(b"used")
+            m.close()
+            f.close()
             d.send_signal(signal.SIGHUP)
             until("RELOADING=1")
             until("READY=1")
             if os.stat(keep).st_ino != inode:
                 fail("a reload made the reservation anew")
+            if first_bytes() != bytes(4):
+                fail("a reload handed the reservation out again with what its last user wrote")
+            # a VM maps it: a reload leaves its pages alone, and applies a new owner, group and mode
+            f, m = write_marker(b"vm!!")
+            with open(os.path.join(work, "a.conf"), "a") as c:
+                c.write("Owner=nobody\nGroup=nogroup\nMode=0640\n")
+            d.send_signal(signal.SIGHUP)
+            until("RELOADING=1")
+            until("READY=1")
+            st = os.stat(keep)
+            if m[0:4] != b"vm!!" or st.st_ino != inode:
+                fail("a reload took the pages of a reservation a VM maps")
+            if (st.st_mode & 0o777, st.st_uid) != (0o640, pwd.getpwnam("nobody").pw_uid):
+                fail("a reload did not apply Owner= and Mode=: %o %d" % (st.st_mode & 0o777, st.st_uid))
+            if st.st_gid != grp.getgrnam("nogroup").gr_gid:
+                fail("a reload did not apply Group=: %d" % st.st_gid)
+            m.close()
+            f.close()
             d.send_signal(signal.SIGTERM)
             until("STOPPING=1")
             if d.wait(timeout=LIMIT) != 0:

@@ -40,7 +40,7 @@ TEST(test_reject) {
         static const struct {
                 const char *line, *why;
         } bad[] = {
-                { "hpfilld.pool=2M:0", "hpfilld.pool=2M:0: amount '0' is zero" },
+                { "hpfilld.pool=2M:-1", "hpfilld.pool=2M:-1: amount '-1' is negative" },
                 { "hpfilld.pool=3M:1", "power of two" },
                 { "hpfilld.pool=2M:1 hpfilld.pool=2048kB:2", "a second pool of page size 2M" },
                 { "hpfilld.mode=fast", "hpfilld.mode=fast: expected auto, sysfs or fault" },

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "fill/executor.h"
 #include "fake-root.h"
+#include "fill/fill.h"
 #include "fill/fill_sysfs.h"
 #include "test.h"
 
@@ -29,7 +30,7 @@ static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shri
         struct error e = {};
 
         fake_root_new(&s->r);
-        fake_numa_machine(&s->r, n_nodes, 1024, 0, sizes);
+        fake_numa_machine(&s->r, n_nodes, 4096, 0, sizes);
         CHECK_EQ(topology_read(s->r.fd, &s->t, &e), 0);
         s->counts = calloc(n_nodes, sizeof(*s->counts));
         for (unsigned i = 0; i < n_nodes; i++)
@@ -388,6 +389,64 @@ TEST(test_executor_jobs) {
         stop_done(&stop);
 }
 
+/* pthread_create() that fails with EAGAIN (TasksMax=, pids.max) once this many threads exist. */
+static unsigned creates_left;
+
+static int create_limited(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+        if (creates_left == 0)
+                return EAGAIN;
+        creates_left--;
+        return pthread_create(thread, attr, fn, arg);
+}
+
+static void wait_counted(void *arg) {
+        struct { struct stop *stop; _Atomic unsigned done; } *w = arg;
+
+        stop_wait(w->stop);
+        atomic_fetch_add(&w->done, 1);
+}
+
+/* A thread that cannot be started is an error with its errno: the tasks already running wind
+ * down and return, and no stop is left requested (the daemon would take it for a signal). */
+TEST(test_executor_create_fails) {
+        struct stop stop;
+        struct { struct stop *stop; _Atomic unsigned done; } w = { &stop, 0 };
+        struct task jobs[4] = { { wait_counted, &w }, { wait_counted, &w }, { wait_counted, &w }, { wait_counted, &w } };
+
+        stop_init(&stop);
+        creates_left = 2;
+        executor_thread_create = create_limited;
+        CHECK_EQ(executor_run(jobs, 4, &stop, 10, tick, NULL), -EAGAIN);
+        executor_thread_create = pthread_create;
+        CHECK_EQ(w.done, 2);
+        CHECK(!stop_requested(&stop));
+        CHECK(!stop_signalled(&stop));
+        CHECK_EQ(stop.signo, 0);
+        /* and the next run is not cut short by the last one's failure */
+        CHECK_EQ(executor_run(jobs, 0, &stop, 10, tick, NULL), 0);
+        stop_done(&stop);
+}
+
+/* The same through a fill: the pool fails with EAGAIN, not "interrupted". */
+TEST(test_fill_create_fails) {
+        struct setup s;
+        struct pool_run runs[1] = {};
+
+        setup(&s, 2, "2M:100", false);
+        s.shared.tick = tick; /* progress to tick: the lone writer gets a thread */
+        creates_left = 0;
+        executor_thread_create = create_limited;
+        CHECK_EQ(fill_execute(&s.shared, &s.p, runs), -EAGAIN);
+        executor_thread_create = pthread_create;
+        CHECK_EQ(runs[0].error, -EAGAIN);
+        CHECK_STR_CONTAINS(runs[0].error_what, "pthread_create");
+        CHECK(!runs[0].interrupted);
+        CHECK(!stop_requested(&s.stop));
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 0);
+        fill_runs_done(runs, 1);
+        teardown(&s);
+}
+
 #if HAVE_TEST_HOOKS
 struct on_thread {
         struct sysfs_fill *f;
@@ -488,6 +547,8 @@ int main(void) {
         RUN(test_rounds_are_bounded);
         RUN(test_executor_signal);
         RUN(test_executor_jobs);
+        RUN(test_executor_create_fails);
+        RUN(test_fill_create_fails);
 #if HAVE_TEST_HOOKS
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);

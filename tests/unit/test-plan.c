@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Table tests of the pure planner: spreads, remainders, percentages, per-node lists, rejections. */
+#include "plan/budget.h"
 #include "plan/plan.h"
 #include "test.h"
 
@@ -197,6 +198,37 @@ TEST(test_surplus) {
         CHECK_EQ(plan_one(&m, "2M:node0=20", false, &p, &e), 0);
         CHECK_EQ(p.pools[0].nodes[0].promote, 20);
         CHECK_EQ(plan_node_new_pages(&p.pools[0].nodes[0]), 0);
+}
+
+/* A target of zero empties a pool's free pages, with --shrink only. */
+TEST(test_zero_targets) {
+        static const char *const specs[] = { "2M:0", "2M:0G", "2M:0%", "2M:node0=0", "2M:node1=4,node0=0" };
+        struct machine m;
+
+        machine(&m, 2, 4 * GB, 0, 0, false);
+        m.counts[0].nr = 10;
+        for (size_t i = 0; i < ELEMENTSOF(specs); i++) {
+                struct plan p;
+                struct error e = {};
+
+                CHECK(plan_one(&m, specs[i], false, &p, &e) < 0);
+                CHECK_STR_CONTAINS(e.msg, "a target of zero gives the pool's free pages back: add --shrink");
+                CHECK_STR_CONTAINS(e.msg, specs[i]);
+                CHECK_EQ(plan_one(&m, specs[i], true, &p, &e), 0);
+                CHECK_EQ(p.pools[0].nodes[0].node, 0);
+                CHECK_EQ(p.pools[0].nodes[0].target, 0);
+                CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
+                CHECK(plan_has_work(&p));
+                CHECK(plan_pool_met(&p.pools[0], plan_pool_obtained(&p.pools[0], (const uint64_t[]) { 0, 4 }), 100));
+                plan_done(&p);
+        }
+        /* an empty pool at zero: nothing to do */
+        m.counts[0].nr = 0;
+        struct plan p;
+        struct error e = {};
+        CHECK_EQ(plan_one(&m, "2M:0", true, &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_KEEP);
+        CHECK(!plan_has_work(&p));
         plan_done(&p);
 }
 
@@ -342,7 +374,152 @@ TEST(test_reservations) {
         CHECK_STR_CONTAINS(e.msg, "MADV_POPULATE_WRITE");
 }
 
+/* Pools and reservations from spec strings ("2M:60%", "r:vm1:2M:100@0"), planned together. */
+static int plan_specs(struct machine *m, const char *const *specs, bool shrink, struct plan *p, struct error *e) {
+        struct config c = CONFIG_INIT;
+        int r;
+
+        c.shrink = shrink;
+        for (; *specs; specs++) {
+                if (strncmp(*specs, "r:", 2) == 0) {
+                        struct reserve_spec rs;
+
+                        CHECK_EQ(parse_reserve_spec(*specs + 2, &rs, e), 0);
+                        CHECK_EQ(config_put_reserve(&c, &rs), 0);
+                } else {
+                        struct pool_spec ps;
+
+                        CHECK_EQ(parse_pool_spec(*specs, &ps, e), 0);
+                        CHECK_EQ(config_put_pool(&c, &ps), 0);
+                }
+        }
+        r = plan_build(&m->t, m->counts, &c, &m->caps, p, e);
+        config_done(&c);
+        return r;
+}
+
+TEST(test_headroom) {
+        static const struct {
+                unsigned n_nodes;
+                uint64_t mem, min_free_kbytes, want;
+        } cases[] = {
+                /* 2% of 24 GiB, twice the whole min_free_kbytes */
+                { 1, 24 * GB, 67584, 24 * GB / 100 * 2 + 2 * 67584 * 1024 },
+                /* at least 256 MiB; min_free_kbytes shared out by node size */
+                { 1, 1 * GB, 0, 256 * MB },
+                { 4, 4 * GB, 4096, 256 * MB + 2 * 1024 * 1024 },
+                { 2, 64 * GB, 65536, 64 * GB / 100 * 2 + 65536 * 1024 },
+        };
+        struct machine m;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                machine(&m, cases[i].n_nodes, cases[i].mem, 0, 0, true);
+                m.t.min_free_kbytes = cases[i].min_free_kbytes;
+                CHECK_EQ(budget_headroom(&m.t, 0), cases[i].want);
+        }
+}
+
+/* Per node, every size's pages after the fill must fit in the memory less the headroom. */
+TEST(test_budget) {
+        static const struct {
+                const char *specs[4];
+                uint64_t nr_1g; /* 1G pages the node holds now */
+                bool shrink;
+                bool ok;
+                const char *msg;
+        } cases[] = {
+                { { "2M:60%", "1G:60%" }, 0, false, false, "node0: 29080 MiB of huge pages planned (2M 14744 MiB (--pool 2M:60%), 1G 14336 MiB (--pool 1G:60%)), more than the 23952 MiB left of its 24576 MiB of memory after 623 MiB of headroom" },
+                { { "2M:100%" }, 0, false, false, "MEMORY BUDGET" },
+                { { "2M:97%" }, 0, false, true, NULL },
+                { { "2M:98%" }, 0, false, false, "node0: 24084 MiB" },
+                { { "2M:90%", "1G:1" }, 0, false, true, NULL },
+                /* a size not planned counts as it is */
+                { { "2M:60%" }, 12, false, false, "(--pool 2M:60%), 1G 12288 MiB)" },
+                /* a larger pool left alone counts as it is, a shrunk one by its target */
+                { { "2M:60%", "1G:2" }, 12, false, false, "1G 12288 MiB (--pool 1G:2)" },
+                { { "2M:60%", "1G:2" }, 12, true, true, NULL },
+                /* nothing added: a host already over the budget is left as it is, no error */
+                { { "1G:12" }, 12, false, true, NULL },
+        };
+        struct machine m;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct plan p;
+                struct error e = {};
+                int r;
+
+                machine(&m, 1, 24 * GB, 0, 0, true);
+                m.t.min_free_kbytes = 67584;
+                m.counts[1].nr = m.counts[1].free = cases[i].nr_1g;
+                r = plan_specs(&m, cases[i].specs, cases[i].shrink, &p, &e);
+                if ((r == 0) != cases[i].ok)
+                        fprintf(stderr, "case %zu: %d %s\n", i, r, e.msg);
+                CHECK_EQ(r == 0, cases[i].ok);
+                if (r == 0)
+                        plan_done(&p);
+                else
+                        CHECK_STR_CONTAINS(e.msg, cases[i].msg);
+        }
+        /* each node on its own: node1 over, node0 under */
+        struct plan p;
+        struct error e = {};
+        machine(&m, 2, 4 * GB, 0, 0, false);
+        CHECK(plan_specs(&m, (const char *const[]) { "2M:node0=1G,node1=3900M", NULL }, false, &p, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "node1: 3900 MiB of huge pages planned (2M 3900 MiB (--pool 2M:node0=1G,node1=3900M))");
+        CHECK_STR_CONTAINS(e.msg, "more than the 3840 MiB left of its 4096 MiB of memory after 256 MiB of headroom");
+}
+
+/* Each reservation must fit in its pool's free pages after the fill, node by node. */
+TEST(test_reserve_fits) {
+        static const struct {
+                const char *specs[4];
+                uint64_t nr, free; /* the 2M pool of each node now */
+                bool kept_first;
+                bool ok;
+                const char *msg;
+        } cases[] = {
+                { { "r:vm1:2M:100@0" }, 0, 0, false, false, "vm1:2M:100@0: node0: 100 2M pages to reserve, but the 2M pool will have only 0 free" },
+                { { "r:vm1:2M:100@0" }, 100, 100, false, true, NULL },
+                { { "r:vm1:2M:100@0" }, 100, 60, false, false, "only 60 free" },
+                { { "2M:node0=140", "r:vm1:2M:100@0" }, 100, 60, false, true, NULL },
+                { { "2M:node0=139", "r:vm1:2M:100@0" }, 100, 60, false, false, "only 99 free" },
+                /* a shrink frees free pages */
+                { { "2M:node0=80", "r:vm1:2M:50@0" }, 100, 60, false, false, "only 40 free" },
+                /* spread: 50 a node */
+                { { "2M:node0=50,node1=49", "r:vm1:2M:100" }, 0, 0, false, false, "node1: 50 2M pages" },
+                /* the second counts the first's pages, unless the first is there already */
+                { { "2M:300", "r:a:2M:200", "r:b:2M:200" }, 0, 0, false, false, "b:2M:200: node0: 200 2M pages to reserve with the reservations before it, but the 2M pool will have only 150 free" },
+                { { "2M:300", "r:a:2M:200", "r:b:2M:200" }, 50, 0, true, true, NULL },
+        };
+        struct machine m;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                bool kept[3] = { cases[i].kept_first };
+                struct plan p;
+                struct error e = {};
+                int r;
+
+                machine(&m, 2, 4 * GB, 0, 0, false);
+                m.caps.populate_write = true;
+                for (unsigned n = 0; n < 2; n++) {
+                        m.counts[n].nr = cases[i].nr;
+                        m.counts[n].free = cases[i].free;
+                }
+                CHECK_EQ(plan_specs(&m, cases[i].specs, true, &p, &e), 0);
+                r = plan_check_reserves(&m.t, m.counts, &p, kept, &e);
+                if ((r == 0) != cases[i].ok)
+                        fprintf(stderr, "case %zu: %d %s\n", i, r, e.msg);
+                CHECK_EQ(r == 0, cases[i].ok);
+                if (r < 0)
+                        CHECK_STR_CONTAINS(e.msg, cases[i].msg);
+                plan_done(&p);
+        }
+}
+
 int main(void) {
+        RUN(test_headroom);
+        RUN(test_budget);
+        RUN(test_reserve_fits);
         RUN(test_reservations);
         RUN(test_methods);
         RUN(test_one_node);
@@ -350,6 +527,7 @@ int main(void) {
         RUN(test_memory_only_and_memoryless);
         RUN(test_actions);
         RUN(test_surplus);
+        RUN(test_zero_targets);
         RUN(test_rejections);
         RUN(test_no_memory_anywhere);
         return 0;

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* The memory budget of a plan: per node, the huge pages it plans against the node's memory less
+ * a headroom, and each reservation against its pool's free pages. Pure. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "plan/plan.h"
+
+/* The least a plan that adds pages leaves a node: twice the node's share of vm.min_free_kbytes
+ * (the kernel's watermarks go up to about 1.5 times it, and reclaim runs below them) plus 2% of
+ * its memory, at least 256 MiB, for the kernel's own allocations. Bytes. */
+uint64_t budget_headroom(const struct topology *t, size_t node_idx);
+
+/* Every node the plan adds pages to: the pages of all sizes after the fill (targets; the pools
+ * of sizes not planned and those left larger, as they are) fit in its memory less the headroom.
+ * -EINVAL naming the node and the numbers otherwise. */
+int plan_check_budget(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
+                      struct error *e);
+
+/* Each reservation not in @kept (NULL: none is; else one entry per reservation, true where the
+ * file is there already and holds its pages) fits, node by node, in the free pages its pool will
+ * have after the fill, with the reservations before it. -EINVAL naming it otherwise. */
+int plan_check_reserves(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
+                        const bool *kept, struct error *e);
