@@ -6,6 +6,7 @@
 #include "kernel/kernel_caps.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
+#include "plan/choose.h"
 
 enum plan_action {
         PLAN_GROW,   /* below target: add pages */
@@ -25,8 +26,10 @@ struct plan_node {
 struct plan_pool {
         uint64_t page_size;
         char origin[160];
-        enum fill_mode method;
+        enum fill_mode method;     /* FILL_MODE_AUTO: measured at the start of the fill, from rule */
         const char *method_reason; /* why this method, for the plan and -v */
+        struct choose_rule rule;   /* the candidates and the preference of Mode=auto */
+        bool measured;             /* the fill measures the candidates first (auto, or fault to warn) */
         unsigned threads; /* sysfs: writers of the pool; fault: workers per node */
         bool threads_auto; /* fault: chosen by hpfilld, capped by each node's CPUs */
         struct plan_node *nodes;

@@ -52,6 +52,7 @@ static void format_duration(char *buf, size_t size, uint64_t ns) {
 }
 
 void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
+        enum fill_mode m = o->choice ? o->choice->method : p->method;
         char name[32], took[32];
         size_t n = 0;
 
@@ -59,10 +60,12 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
         format_duration(took, sizeof(took), o->elapsed_ns);
         APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages on %zu node%s in %s (%s, %u %s%s%s)",
                page_size_name(p->page_size, name), plan_pool_obtained(p, o->after), p->target_total, p->n_nodes,
-               p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
-               p->method == FILL_MODE_FAULT ? "thread" : "writer",
-               p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
-               p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+               p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(m), o->threads,
+               m == FILL_MODE_FAULT ? "thread" : "writer",
+               m == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
+               m == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+        if (o->choice)
+                APPEND(", auto: %s%s", o->choice->why, o->choice->measurements > 1 ? ", measured again" : "");
         if (o->rounds)
                 APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",
                        o->after_drop ? " (caches dropped)" : "");

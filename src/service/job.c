@@ -7,6 +7,7 @@
 
 #include "plan/advise.h"
 #include "fill/fill.h"
+#include "fill/fill_auto.h"
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
@@ -170,6 +171,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0),
                 .pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO"),
                 .pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0),
+                .probe_always = test_env("HPFILLD_TEST_PROBE_ALWAYS", 0) != 0,
                 /* progress to report: the daemon's STATUS=, debug lines */
                 .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? tick_progress : NULL,
                 .tick_ms = JOB_TICK_MS,
@@ -193,7 +195,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                           fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
         }
 
-        r = fill_execute(&shared, p, runs);
+        r = fill_execute_plan(&shared, p, runs);
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
@@ -208,6 +210,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                         .interrupted = runs[i].interrupted,
                         .error = runs[i].error,
                         .error_path = runs[i].error_what,
+                        .choice = runs[i].choice.measured ? &runs[i].choice : NULL,
                 };
                 char name[32], line[1024];
 
