@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Where init_on_alloc was learnt: a guess from nothing is said as one. */
 enum caps_source {
@@ -29,5 +30,7 @@ const char *caps_source_to_string(enum caps_source s);
 /* vm.hugetlb_optimize_vmemmap below @rootfd: 1, 0, or -1 when absent (CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP
  * off); it may change while hpfilld runs, so the measurement reads it again when it re-measures. */
 int kernel_read_hvo(int rootfd);
+/* "Linux 6.18.4: HVO on, init_on_alloc off (from: unknown)", what decides the method, for reports. */
+void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c);
 /* Reads proc/cmdline and boot/config-RELEASE below @rootfd; probes MADV_POPULATE_WRITE when @host. */
 void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret);

@@ -36,8 +36,8 @@ struct choose_rule {
 #define CHOOSE_WARN_FACTOR 2
 
 /* The candidates for a pool of @page_size under Mode=@mode on a kernel with @caps. One
- * candidate: nothing to measure. Mode=fault gets sysfs too, forced: a small sysfs step at the
- * start tells whether faulting is far slower here. */
+ * candidate: nothing to measure. Mode=fault under HVO gets sysfs too, forced: a small sysfs step
+ * at the start tells whether faulting is far slower here. */
 void choose_rule(const struct kernel_caps *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret);
 
 /* One node's measurement: pages per second by each method (0: not measured), pages left, and

@@ -44,6 +44,12 @@ const char *caps_source_to_string(enum caps_source s) {
         return s == CAPS_SOURCE_CMDLINE ? "kernel command line" : s == CAPS_SOURCE_CONFIG ? "/boot/config" : "unknown";
 }
 
+void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c) {
+        (void) snprintf(buf, size, "Linux %s: HVO %s, init_on_alloc %s (from: %s)", *c->release ? c->release : "?",
+                        c->hvo == 1 ? "on" : c->hvo == 0 ? "off" : "absent", c->init_on_alloc ? "on" : "off",
+                        caps_source_to_string(c->init_on_alloc_from));
+}
+
 int kernel_read_hvo(int rootfd) {
         uint64_t v;
 

@@ -8,7 +8,8 @@
 
 void choose_rule(const struct kernel_caps *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret) {
         *ret = (struct choose_rule) { .candidates = { FILL_MODE_SYSFS }, .n = 1, .prefer = FILL_MODE_SYSFS };
-        if (mode == FILL_MODE_FAULT && page_size < PLAN_GIGANTIC && caps->populate_write) {
+        /* Under HVO a faulted page may cost a grace period: Mode=fault there is measured, to warn. */
+        if (mode == FILL_MODE_FAULT && page_size < PLAN_GIGANTIC && caps->populate_write && caps->hvo == 1) {
                 *ret = (struct choose_rule) { { FILL_MODE_SYSFS, FILL_MODE_FAULT }, 2, FILL_MODE_FAULT, true, "asked for" };
                 return;
         }

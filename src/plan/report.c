@@ -37,10 +37,18 @@ void report_plan(FILE *f, const struct plan *p) {
         }
         /* the method of each pool, and why */
         for (size_t i = 0; i < p->n_pools; i++) {
+                const struct plan_pool *pp = &p->pools[i];
                 char name[32];
 
-                fprintf(f, "%s: %s: %s\n", page_size_name(p->pools[i].page_size, name),
-                        fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
+                if (pp->measured && !pp->rule.forced)
+                        fprintf(f, "%s: auto: sysfs and fault measured on the first pages of each node, the faster "
+                                   "carries on; a tie goes to %s (%s)\n",
+                                page_size_name(pp->page_size, name), fill_mode_to_string(pp->rule.prefer),
+                                pp->method_reason);
+                else
+                        fprintf(f, "%s: %s: %s%s\n", page_size_name(pp->page_size, name),
+                                fill_mode_to_string(pp->method), pp->method_reason,
+                                pp->measured ? "; measured against a sysfs step at the start" : "");
         }
 }
 

@@ -154,6 +154,36 @@ static void advise(struct job *j, const struct plan_pool *const *shorts, size_t 
                 log_notice("Next boot: %s (or from the initramfs: %s)", j->advice_cmdline, j->advice_initramfs);
 }
 
+/* Where a pool was measured: the kernel it was measured on (HVO as read at the last measurement),
+ * in the report and the summary; a warning where fault was asked for and measured far slower. */
+static void report_measured(struct job *j, const struct plan *p, const struct pool_run *runs,
+                            const struct kernel_caps *caps) {
+        struct kernel_caps seen = *caps;
+        char kernel[192], name[32];
+        bool any = false;
+
+        for (size_t i = 0; i < p->n_pools; i++) {
+                const struct choice *c = &runs[i].choice;
+
+                if (!c->measured)
+                        continue;
+                any = true;
+                seen.hvo = c->hvo;
+                if (p->pools[i].rule.forced && c->fault_rate > 0 && c->sysfs_rate > 0 &&
+                    c->fault_rate * CHOOSE_WARN_FACTOR < c->sysfs_rate)
+                        log_warning("%s pool: --mode fault (Mode=fault) measured %.0f pages/s here, sysfs %.0f pages/s: "
+                                    "%.0fx slower; Mode=auto would pick sysfs",
+                                    page_size_name(p->pools[i].page_size, name), c->fault_rate, c->sysfs_rate,
+                                    c->sysfs_rate / c->fault_rate);
+        }
+        if (!any)
+                return;
+        kernel_caps_describe(kernel, sizeof(kernel), &seen);
+        summary_add(j, kernel);
+        if (j->report && log_get_max_level() >= LOG_INFO)
+                fprintf(j->report, "Measured on %s\n", kernel);
+}
+
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
                const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
@@ -210,7 +240,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                         .interrupted = runs[i].interrupted,
                         .error = runs[i].error,
                         .error_path = runs[i].error_what,
-                        .choice = runs[i].choice.measured ? &runs[i].choice : NULL,
+                        .choice = runs[i].choice.measured && !pp->rule.forced ? &runs[i].choice : NULL,
                 };
                 char name[32], line[1024];
 
@@ -234,6 +264,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                                             pp->target_total, p->min_percent);
                 }
         }
+        report_measured(j, p, runs, caps);
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 r = reserve_execute(&shared, p, reserves, j->keep_reservations);
@@ -292,8 +323,13 @@ int job_run(struct job *j, const struct config *c) {
                                   reserves[i].error_what);
 
         if (j->dry_run) {
-                if (j->report && log_get_max_level() >= LOG_INFO)
+                if (j->report && log_get_max_level() >= LOG_INFO) {
+                        char kernel[160];
+
                         report_plan(j->report, &plan);
+                        kernel_caps_describe(kernel, sizeof(kernel), &caps);
+                        fprintf(j->report, "Kernel: %s\n", kernel);
+                }
                 ret = EXIT_OK;
                 goto out;
         }

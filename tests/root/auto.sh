@@ -44,10 +44,23 @@ printf '%s init_on_alloc=1\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
 fill_auto 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
+# fault asked for under HVO: faulted as asked, and a warning with both rates
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:120
+expect_in "$WORK/out" "^2M pool: 120/120 pages on [0-9]+ nodes? in [0-9]+ ms \(fault, 1 thread/node\)$"
+expect_in "$WORK/err" "2M pool: --mode fault \(Mode=fault\) measured $rate here, sysfs $rate: [0-9]+x slower; Mode=auto would pick sysfs"
+clean_after
+
 # HVO off: measured as well (this kernel does not zero at allocation: sysfs again)
 echo 0 >"$HVO"
 fill_auto 0 "$HPFILLD"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
+
+# fault asked for without HVO: as asked, not measured, no warning
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:120
+if grep -q "would pick sysfs" "$WORK/err"; then fail "a warning where HVO is off"; fi
+clean_after
 
 # without the knobs a small fill is not worth a fault probe, and says so
 pool2m_set 0

@@ -73,7 +73,11 @@ TEST(test_rule) {
         CHECK_EQ(r.prefer, FILL_MODE_FAULT);
         choose_rule(&caps, UINT64_C(1) << 30, FILL_MODE_AUTO, &r);
         CHECK_EQ(r.n, 1u);
-        /* fault asked for: measured against sysfs, kept whatever the rates */
+        /* fault asked for: as is where HVO is off; under HVO measured against sysfs, kept
+         * whatever the rates */
+        choose_rule(&caps, 2 << 20, FILL_MODE_FAULT, &r);
+        CHECK_EQ(r.n, 1u);
+        caps.hvo = 1;
         choose_rule(&caps, 2 << 20, FILL_MODE_FAULT, &r);
         CHECK_EQ(r.n, 2u);
         CHECK(r.forced);
