@@ -40,6 +40,9 @@ struct plan_pool {
 /* Workers per node when ThreadsPerNode=auto: the CPUs of the node, at most this many (QEMU's
  * prealloc-threads stops at 16 too; zeroing is memory-bound long before). */
 #define PLAN_AUTO_THREADS_MAX 16u
+/* Fault workers per node under HVO with ThreadsPerNode=auto, at least: they sleep in RCU grace
+ * periods, not on CPUs (plan.c). */
+#define PLAN_HVO_FAULT_WORKERS 8u
 /* Pages at least this large are gigantic: never surplus, so never faulted in from nothing. */
 #define PLAN_GIGANTIC (UINT64_C(1) << 30)
 

@@ -138,6 +138,20 @@ static int plan_method(const struct topology *t, const struct config *c, const s
                 cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
         p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
         p->threads_auto = c->threads_per_node == 0;
+        if (p->threads_auto && caps->hvo == 1) {
+                /* Under HVO each faulted surplus page waits in synchronize_rcu() inside
+                 * __hugetlb_vmemmap_optimize_folio() (alloc_surplus_hugetlb_folio() ->
+                 * hugetlb_vmemmap_optimize_folio(), 6.10+), asleep, not on a CPU; the waits of
+                 * concurrent faults share grace periods (their kernel stacks all sit there at
+                 * once), so the pages per grace period grow with the workers, whatever the CPUs.
+                 * bench/hvo-workers.py, 64 pages on the 2-CPU build machine: hpfilld -t 1 932 ms,
+                 * -t 2 510, -t 4 394, -t 8 159, -t 16 159; processes instead of threads scaled
+                 * alike (one mm or several makes no difference: nothing per-mm is held across
+                 * the wait). The ramp's 10 ms windows cannot see that (a chunk takes a grace
+                 * period a page): a fixed count. */
+                p->threads = MAX(MIN(cpus, PLAN_AUTO_THREADS_MAX), PLAN_HVO_FAULT_WORKERS);
+                p->threads_auto = false;
+        }
         return 0;
 }
 

@@ -223,11 +223,13 @@ TEST(test_methods) {
                  * says which method a tie goes to */
                 { false, true, false, 0, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, 1, "does not zero" },
                 { true, true, false, 0, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_FAULT, 1, "init_on_alloc" },
-                { true, true, false, 1, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, 1, "HVO on" },
-                { false, true, false, 1, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, 1, "HVO on" },
+                { true, true, false, 1, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, PLAN_HVO_FAULT_WORKERS, "HVO on" },
+                { false, true, false, 1, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, PLAN_HVO_FAULT_WORKERS, "HVO on" },
                 { true, false, false, 0, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "no MADV_POPULATE_WRITE" },
                 { true, true, true, 0, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "never surplus" },
-                { false, true, false, 1, FILL_MODE_FAULT, 0, FILL_MODE_FAULT, FILL_MODE_FAULT, 1, "asked for" },
+                /* under HVO faulting workers sleep in grace periods: more of them than CPUs */
+                { false, true, false, 1, FILL_MODE_FAULT, 0, FILL_MODE_FAULT, FILL_MODE_FAULT, PLAN_HVO_FAULT_WORKERS, "asked for" },
+                { false, true, false, 1, FILL_MODE_FAULT, 2, FILL_MODE_FAULT, FILL_MODE_FAULT, 2, "asked for" },
                 { false, true, false, 0, FILL_MODE_FAULT, 8, FILL_MODE_FAULT, FILL_MODE_FAULT, 8, "asked for" },
                 { false, true, true, 0, FILL_MODE_FAULT, 8, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "never surplus" },
                 { true, true, false, 0, FILL_MODE_SYSFS, 4, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "asked for" },
