@@ -66,6 +66,17 @@ static int run_segment(struct state *s, enum fill_mode m, unsigned threads, bool
         return r < 0 ? r : res.interrupted || res.error ? 1 : 0;
 }
 
+/* Whether node @c's rest, at @k1 pages in @t1 ns, is too short to be worth a fault probe: its
+ * share of the threshold over the nodes that have pages left. */
+static bool sysfs_rest_short(const struct state *s, const struct choose_node *c, uint64_t k1, uint64_t t1) {
+        size_t busy = 0;
+
+        for (size_t i = 0; i < s->pp->n_nodes; i++)
+                busy += s->cn[i].left > 0;
+        return !s->ops->probe_always && k1 > 0 &&
+               (double) c->left * (double) t1 / (double) k1 * (double) MAX(busy, (size_t) 1) < (double) CHOOSE_PROBE_WORTH_NS;
+}
+
 /* Measures @m on node @i by two steps, to tell the cost of a step from the cost of a page: sysfs
  * a few pages then four times as many; fault a page per worker then four. Under HVO a sysfs
  * write costs an RCU grace period whatever its size (hugetlb_vmemmap_optimize_folios() waits
@@ -89,10 +100,11 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
                 return r;
         k1 = s->got[i];
         t1 = ns;
-        /* asked for fault: one small sysfs step, to compare with and no more */
+        /* asked for fault: one small sysfs step, to compare with and no more; nor where the
+         * rest is short even at the first step's rate, write cost and all (no probe follows) */
         s->want[i] = fault ? (t1 < CHOOSE_FAULT_STEP2_NS ? MIN(c->left, 4 * workers) : 0)
-                     : hvo || s->pp->rule.forced ? 0
-                                                 : MIN(c->left, 4 * k1);
+                     : hvo || s->pp->rule.forced || sysfs_rest_short(s, c, k1, t1) ? 0
+                                                                                   : MIN(c->left, 4 * k1);
         if (s->want[i] > 0)
                 r = run_segment(s, m, s->pp->threads, false, &ns);
         if (fault)
