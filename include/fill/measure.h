@@ -12,6 +12,11 @@
 /* The first sysfs step of a node while measuring: at most this many pages (and an eighth of the
  * node's shortfall), enough for a rate above the cost of one write (0.2 ms). */
 #define MEASURE_SYSFS_PAGES 64
+/* The slowest the sysfs method is expected to be, bytes per second: zeroing on one CPU under
+ * init_on_alloc (about 8 GB/s here; 2 GB/s leaves room for slow memory). A pool that would fill
+ * within CHOOSE_PROBE_WORTH_NS even at that rate is not worth probing fault for: its sysfs
+ * measurement is the fill's own first write, with nothing added. */
+#define MEASURE_SYSFS_WORST_BPS (UINT64_C(2) << 30)
 
 /* What one run of a method on a segment gave. */
 struct measure_result {

@@ -66,6 +66,16 @@ static int run_segment(struct state *s, enum fill_mode m, unsigned threads, bool
         return r < 0 ? r : res.interrupted || res.error ? 1 : 0;
 }
 
+/* Whether the whole pool would fill within CHOOSE_PROBE_WORTH_NS even at the slowest sysfs rate
+ * expected (MEASURE_SYSFS_WORST_BPS). */
+static bool pool_short_anyway(const struct state *s) {
+        double bytes = 0;
+
+        for (size_t i = 0; i < s->pp->n_nodes; i++)
+                bytes += (double) s->cn[i].left * (double) s->pp->page_size;
+        return bytes * 1e9 / (double) MEASURE_SYSFS_WORST_BPS < (double) CHOOSE_PROBE_WORTH_NS;
+}
+
 /* Whether node @c's rest, at @k1 pages in @t1 ns, is too short to be worth a fault probe: its
  * share of the threshold over the nodes that have pages left. */
 static bool sysfs_rest_short(const struct state *s, const struct choose_node *c, uint64_t k1, uint64_t t1) {
@@ -91,6 +101,8 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
         memset(s->want, 0, s->pp->n_nodes * sizeof(*s->want));
         if (fault)
                 s->want[i] = MIN(c->left, workers);
+        else if (!s->pp->rule.forced && !s->ops->probe_always && pool_short_anyway(s))
+                s->want[i] = c->left;
         else if (hvo && !s->pp->rule.forced)
                 s->want[i] = MIN(c->left, s->ops->sysfs_step_pages ?: sysfs_first_step(s->pp->page_size, SYSFS_STEP_BYTES));
         else
@@ -147,15 +159,20 @@ static int measure(struct state *s) {
                 r = probe(s, rule->candidates[1]);
         if (r != 0)
                 return r;
-        c->method = choose_method(rule, s->cn, n);
-        c->measurements++;
-        /* the explanation weighs the nodes by what was left, at least a page each */
+        /* The pick and its explanation weigh the nodes by what is left, at least a page each:
+         * where the measurement did it all, a method not measured must not win the tie. */
         seen = calloc(n ? n : 1, sizeof(*seen));
         if (!seen)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                seen[i] = (struct choose_node) { s->cn[i].sysfs_rate, s->cn[i].fault_rate, MAX(s->cn[i].left, UINT64_C(1)),
+        for (size_t i = 0; i < n; i++) {
+                bool measured = s->cn[i].sysfs_rate > 0 || s->cn[i].fault_rate > 0;
+
+                seen[i] = (struct choose_node) { s->cn[i].sysfs_rate, s->cn[i].fault_rate,
+                                                 measured ? MAX(s->cn[i].left, UINT64_C(1)) : s->cn[i].left,
                                                  s->cn[i].sysfs_write_ns, s->cn[i].fault_start_ns };
+        }
+        c->method = choose_method(rule, seen, n);
+        c->measurements++;
         choice_explain(c, rule, seen, n);
         return 0;
 }

@@ -69,3 +69,7 @@ expect_in "$WORK/out" "auto: sysfs measured at $rate; fault not probed"
 [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
 clean_after
 [ "$(cat "$HVO")" = 0 ] || fail "HVO changed by hpfilld"
+# hpfilld status shows the last fill's measurement and the kernel it was made on
+expect_rc 0 "$HPFILLD" status
+expect_in "$WORK/out" "^  2M pool: 120/120 pages .*auto: sysfs measured at $rate"
+expect_in "$WORK/out" "^  Measured on Linux $(uname -r): HVO off, init_on_alloc (on|off) \\(from: (kernel command line|/boot/config|unknown)\\)$"

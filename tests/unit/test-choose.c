@@ -245,6 +245,45 @@ TEST(test_short_fill) {
         CHECK_STR_CONTAINS(o.choice.why, "fault not probed");
 }
 
+TEST(test_tiny_fill) {
+        /* 100 pages (200 MiB): under 250 ms even at 2 GiB/s, so one write, its rate measured */
+        struct sim s = { .rate = { { 0, 50000, 100 } } };
+        struct measure_outcome o;
+        uint64_t after[1];
+
+        CHECK_EQ(sim_fill(&s, 1, 100, FILL_MODE_FAULT, &o, after), 0);
+        CHECK_EQ(after[0], 100);
+        CHECK_EQ(s.runs[FILL_MODE_SYSFS], 1u);
+        CHECK_EQ(s.runs[FILL_MODE_FAULT], 0u);
+        CHECK_EQ(o.choice.method, FILL_MODE_SYSFS);
+        CHECK(o.choice.sysfs_rate > 49000 && o.choice.sysfs_rate < 51000);
+}
+
+TEST(test_node_at_target) {
+        /* node 1 at target already: measured on node 0 alone, picked as there */
+        struct sim s = { .rate = { { 0, 3000, 12000 } } };
+        struct measure_outcome o;
+        uint64_t after[2];
+        struct plan_node nodes[2] = {
+                { .node = 0, .node_idx = 0, .now = 0, .target = 20000, .action = PLAN_GROW },
+                { .node = 1, .node_idx = 1, .now = 10, .target = 10, .action = PLAN_KEEP },
+        };
+        struct plan_pool pp = {
+                .page_size = 2 << 20, .method = FILL_MODE_AUTO, .threads = 2,
+                .rule = { .candidates = { FILL_MODE_SYSFS, FILL_MODE_FAULT }, .n = 2, .prefer = FILL_MODE_SYSFS },
+                .nodes = nodes, .n_nodes = 2,
+        };
+        struct measure_ops ops = { sim_run, sim_hvo, &s };
+
+        s.nr[1] = 10;
+        s.cap[0] = s.cap[1] = UINT64_MAX / 2;
+        o = (struct measure_outcome) { .after = after };
+        CHECK_EQ(measure_fill(&ops, &pp, &o), 0);
+        CHECK_EQ(after[0], 20000);
+        CHECK_EQ(after[1], 10);
+        CHECK_EQ(o.choice.method, FILL_MODE_FAULT);
+}
+
 TEST(test_collapse) {
         /* faulting wins until HVO is turned on mid-fill: measured again, sysfs carries on */
         struct sim s = { .rate = { { 0, 3000, 12000 }, { 0, 3000, 100 } }, .change_after = 5000, .hvo = { 0, 1 } };
@@ -306,6 +345,8 @@ int main(void) {
         RUN(test_costly_writes);
         RUN(test_zeroing_kernel);
         RUN(test_short_fill);
+        RUN(test_tiny_fill);
+        RUN(test_node_at_target);
         RUN(test_collapse);
         RUN(test_no_collapse);
         RUN(test_short_node);
