@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Mode=auto at fill time: each candidate measured on the first pages of every node, the faster
  * carrying on in segments, measured again when a segment's rate collapses. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,13 @@ static int measure(struct state *s) {
         return 0;
 }
 
+static bool any_left(const struct state *s) {
+        for (size_t i = 0; i < s->pp->n_nodes; i++)
+                if (s->cn[i].left > 0)
+                        return true;
+        return false;
+}
+
 /* --shrink: the nodes above target first, by one sysfs run (it frees free pages only). */
 static int shrink_first(struct state *s) {
         struct measure_result res = { .after = s->seg_after };
@@ -259,7 +267,11 @@ int measure_fill(const struct measure_ops *ops, const struct plan_pool *pp, stru
                 s.cn[i].left = pp->nodes[i].action == PLAN_GROW ? pp->nodes[i].target - pp->nodes[i].now : 0;
         }
         r = shrink_first(&s);
-        if (r == 0)
+        if (r == 0 && !any_left(&s)) {
+                /* at target, or shrunk only: nothing to measure on */
+                out->choice.method = FILL_MODE_SYSFS;
+                (void) snprintf(out->choice.why, sizeof(out->choice.why), "no pages to add, nothing measured");
+        } else if (r == 0)
                 r = measure(&s);
         if (r == 0)
                 r = carry_on(&s);

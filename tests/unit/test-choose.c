@@ -284,6 +284,17 @@ TEST(test_node_at_target) {
         CHECK_EQ(o.choice.method, FILL_MODE_FAULT);
 }
 
+TEST(test_nothing_to_add) {
+        struct sim s = { .rate = { { 0, 3000, 12000 } } };
+        struct measure_outcome o;
+        uint64_t after[1];
+
+        CHECK_EQ(sim_fill(&s, 1, 0, FILL_MODE_FAULT, &o, after), 0);
+        CHECK_EQ(s.runs[FILL_MODE_SYSFS] + s.runs[FILL_MODE_FAULT], 0u);
+        CHECK_EQ(o.choice.method, FILL_MODE_SYSFS);
+        CHECK_STR_CONTAINS(o.choice.why, "nothing measured");
+}
+
 TEST(test_collapse) {
         /* faulting wins until HVO is turned on mid-fill: measured again, sysfs carries on */
         struct sim s = { .rate = { { 0, 3000, 12000 }, { 0, 3000, 100 } }, .change_after = 5000, .hvo = { 0, 1 } };
@@ -347,6 +358,7 @@ int main(void) {
         RUN(test_short_fill);
         RUN(test_tiny_fill);
         RUN(test_node_at_target);
+        RUN(test_nothing_to_add);
         RUN(test_collapse);
         RUN(test_no_collapse);
         RUN(test_short_node);
