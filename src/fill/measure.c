@@ -237,7 +237,9 @@ static int carry_on(struct state *s) {
                 r = run_segment(s, m, s->fault_threads ?: s->pp->threads, !s->fault_threads && s->pp->threads_auto, &ns);
                 if (r != 0)
                         return r;
-                if (choose_collapsed(expected, ns) && s->out->choice.measurements < CHOOSE_MAX_MEASUREMENTS) {
+                /* nothing left: a slow last segment has nothing to measure on */
+                if (any_left(s) && choose_collapsed(expected, ns) &&
+                    s->out->choice.measurements < CHOOSE_MAX_MEASUREMENTS) {
                         r = measure(s);
                         if (r != 0)
                                 return r;
@@ -252,7 +254,8 @@ int measure_fill(const struct measure_ops *ops, const struct plan_pool *pp, stru
         size_t n = pp->n_nodes ? pp->n_nodes : 1;
         int r = -ENOMEM;
 
-        out->choice = (struct choice) { .measured = true, .hvo = -1 };
+        out->choice = (struct choice) { .measured = true, .method = pp->rule.candidates[0], .hvo = -1,
+                                        .why = "stopped before the methods were compared" };
         s.seg.nodes = calloc(n, sizeof(*s.seg.nodes));
         s.cur = calloc(n, sizeof(*s.cur));
         s.want = calloc(n, sizeof(*s.want));

@@ -142,7 +142,7 @@ void choice_explain(struct choice *c, const struct choose_rule *rule, const stru
         theirs = other == FILL_MODE_FAULT ? c->fault_rate : c->sysfs_rate;
         if (theirs <= 0)
                 (void) snprintf(c->why, sizeof(c->why),
-                                "%s measured at %.0f pages/s; %s not probed: the rest took under %u ms at that rate",
+                                "%s measured at %.0f pages/s, %s not probed: the rest took under %u ms at that rate",
                                 fill_mode_to_string(c->method), mine, fill_mode_to_string(other),
                                 (unsigned) (CHOOSE_PROBE_WORTH_NS / 1000000));
         else

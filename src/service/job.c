@@ -178,10 +178,11 @@ static void report_measured(struct job *j, const struct plan *p, const struct po
         }
         if (!any)
                 return;
-        kernel_caps_describe(kernel, sizeof(kernel), &seen);
+        (void) snprintf(kernel, sizeof(kernel), "Measured on ");
+        kernel_caps_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
         summary_add(j, kernel);
         if (j->report && log_get_max_level() >= LOG_INFO)
-                fprintf(j->report, "Measured on %s\n", kernel);
+                fprintf(j->report, "%s\n", kernel);
 }
 
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,

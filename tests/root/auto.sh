@@ -65,7 +65,7 @@ clean_after
 # without the knobs a small fill is not worth a fault probe, and says so
 pool2m_set 0
 expect_rc 0 "$HPFILLD" --once --pool 2M:120
-expect_in "$WORK/out" "auto: sysfs measured at $rate; fault not probed"
+expect_in "$WORK/out" "auto: sysfs measured at $rate, fault not probed"
 [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
 clean_after
 [ "$(cat "$HVO")" = 0 ] || fail "HVO changed by hpfilld"
