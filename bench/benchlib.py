@@ -97,3 +97,32 @@ def print_table(times, base):
     for name, ts in times.items():
         med = statistics.median(ts)
         print("%-16s %10.2f %10.2f %10.2f %8.2f" % (name, med * 1e3, min(ts) * 1e3, max(ts) * 1e3, med / ref))
+
+
+HVO = "/proc/sys/vm/hugetlb_optimize_vmemmap"
+
+
+def get_hvo():
+    """vm.hugetlb_optimize_vmemmap now, or None where the kernel has none."""
+    try:
+        with open(HVO) as f:
+            return int(f.read())
+    except FileNotFoundError:
+        return None
+
+
+def set_hvo(value):
+    with open(HVO, "w") as f:
+        f.write("%d\n" % value)
+
+
+@contextlib.contextmanager
+def hvo_kept():
+    """vm.hugetlb_optimize_vmemmap is put back as found, however the block ends (the pool must be
+    emptied first: the kernel only changes how it allocates new pages)."""
+    found = get_hvo()
+    try:
+        yield found
+    finally:
+        if found is not None:
+            set_hvo(found)

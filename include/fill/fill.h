@@ -15,6 +15,12 @@ struct pool_run {
         bool interrupted;
         int error;                /* first error of the pool, negative errno */
         const char *error_what;   /* what it was about (a path, "mmap ...") */
+        /* Mode=auto measured (fill_auto.c): what was measured and picked, the segment running now
+         * and the pages of the segments before it, for progress */
+        struct choice choice;
+        const struct pool_run *segment;
+        uint64_t segment_base;
+        char what[192];
 };
 
 /* Fills every pool of @p; @runs has p->n_pools entries, filled in. Returns 0, or a negative

@@ -58,6 +58,8 @@ struct fill_shared {
          * write "paused" to the FIFO and wait until the test writes to it in turn. */
         const char *pause_fifo;
         uint64_t pause_after;
+        /* Test hook (HPFILLD_TEST_PROBE_ALWAYS): Mode=auto probes fault however short the fill. */
+        bool probe_always;
         _Atomic uint64_t steps;
         /* Called on the executor's thread about once a second while pools fill. */
         void (*tick)(void *tick_data);

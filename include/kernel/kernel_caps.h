@@ -3,10 +3,21 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/* Where init_on_alloc was learnt: a guess from nothing is said as one. */
+enum caps_source {
+        CAPS_SOURCE_UNKNOWN, /* no init_on_alloc= and no /boot/config-RELEASE (initramfs, containers) */
+        CAPS_SOURCE_CMDLINE,
+        CAPS_SOURCE_CONFIG,
+};
 
 struct kernel_caps {
         bool init_on_alloc;       /* every page allocation is zeroed, inside the serial sysfs path */
         const char *init_on_alloc_source;
+        enum caps_source init_on_alloc_from;
+        int hvo;                  /* vm.hugetlb_optimize_vmemmap: 1, 0, -1 when the kernel has none */
+        char release[65];         /* uname -r, "" when not the host */
         bool populate_write;      /* madvise(MADV_POPULATE_WRITE), Linux 5.14+ */
         unsigned boot_alloc_threads; /* hugepage_alloc_threads= worth advising (Linux 6.15+): CPUs; else 0 */
 };
@@ -15,5 +26,11 @@ struct kernel_caps {
 bool kernel_release_at_least(const char *release, unsigned major, unsigned minor);
 /* The value of init_on_alloc= on @cmdline (the last one wins): 1, 0, or -1 when absent. */
 int cmdline_init_on_alloc(const char *cmdline);
+const char *caps_source_to_string(enum caps_source s);
+/* vm.hugetlb_optimize_vmemmap below @rootfd: 1, 0, or -1 when absent (CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP
+ * off); it may change while hpfilld runs, so the measurement reads it again when it re-measures. */
+int kernel_read_hvo(int rootfd);
+/* "Linux 6.18.4: HVO on, init_on_alloc off (from: unknown)", what decides the method, for reports. */
+void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c);
 /* Reads proc/cmdline and boot/config-RELEASE below @rootfd; probes MADV_POPULATE_WRITE when @host. */
 void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret);

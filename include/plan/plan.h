@@ -6,6 +6,7 @@
 #include "kernel/kernel_caps.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
+#include "plan/choose.h"
 
 enum plan_action {
         PLAN_GROW,   /* below target: add pages */
@@ -26,14 +27,16 @@ struct plan_node {
 
 /* Pages of a GROW node that must be new: the growth less the surplus pages it promotes. */
 static inline uint64_t plan_node_new_pages(const struct plan_node *n) {
-        return n->action == PLAN_GROW ? n->target - n->now - n->promote : 0;
+        return n->action == PLAN_GROW && n->target > n->now + n->promote ? n->target - n->now - n->promote : 0;
 }
 
 struct plan_pool {
         uint64_t page_size;
         char origin[160];
-        enum fill_mode method;
+        enum fill_mode method;     /* FILL_MODE_AUTO: measured at the start of the fill, from rule */
         const char *method_reason; /* why this method, for the plan and -v */
+        struct choose_rule rule;   /* the candidates and the preference of Mode=auto */
+        bool measured;             /* the fill measures the candidates first (auto, or fault to warn) */
         unsigned threads; /* sysfs: writers of the pool; fault: workers per node */
         bool threads_auto; /* fault: chosen by hpfilld, capped by each node's CPUs */
         struct plan_node *nodes;
@@ -44,6 +47,9 @@ struct plan_pool {
 /* Workers per node when ThreadsPerNode=auto: the CPUs of the node, at most this many (QEMU's
  * prealloc-threads stops at 16 too; zeroing is memory-bound long before). */
 #define PLAN_AUTO_THREADS_MAX 16u
+/* Fault workers per node under HVO with ThreadsPerNode=auto, at least: they sleep in RCU grace
+ * periods, not on CPUs (plan.c). */
+#define PLAN_HVO_FAULT_WORKERS 8u
 /* Pages at least this large are gigantic: never surplus, so never faulted in from nothing. */
 #define PLAN_GIGANTIC (UINT64_C(1) << 30)
 

@@ -17,6 +17,7 @@ struct pool_outcome {
         bool interrupted;
         int error;
         const char *error_path;
+        const struct choice *choice; /* Mode=auto measured: what was, and the method picked; NULL else */
 };
 
 void report_plan(FILE *f, const struct plan *p);

@@ -10,6 +10,8 @@
 uint64_t pool_run_progress(const struct pool_run *r) {
         uint64_t n = atomic_load(&r->sysfs.done);
 
+        if (r->choice.measured)
+                return r->segment_base + (r->segment ? pool_run_progress(r->segment) : 0);
         if (r->faulting)
                 for (size_t i = 0; i < r->fault.n_nodes; i++)
                         n += atomic_load(&r->fault.nodes[i].faulted);

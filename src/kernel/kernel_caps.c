@@ -40,16 +40,33 @@ bool kernel_release_at_least(const char *release, unsigned major, unsigned minor
         return a > major || (a == major && b >= minor);
 }
 
-static bool config_default_on(int rootfd) {
+const char *caps_source_to_string(enum caps_source s) {
+        return s == CAPS_SOURCE_CMDLINE ? "kernel command line" : s == CAPS_SOURCE_CONFIG ? "/boot/config" : "unknown";
+}
+
+void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c) {
+        (void) snprintf(buf, size, "Linux %s: HVO %s, init_on_alloc %s (from: %s)", *c->release ? c->release : "?",
+                        c->hvo == 1 ? "on" : c->hvo == 0 ? "off" : "absent", c->init_on_alloc ? "on" : "off",
+                        caps_source_to_string(c->init_on_alloc_from));
+}
+
+int kernel_read_hvo(int rootfd) {
+        uint64_t v;
+
+        return read_u64_at(rootfd, "proc/sys/vm/hugetlb_optimize_vmemmap", &v) < 0 ? -1 : v != 0;
+}
+
+/* 1: CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y, 0: the config says it is not set, -1: no config to read. */
+static int config_default_on(int rootfd) {
         _cleanup_(freep) char *text = NULL;
         struct utsname u;
         char path[128];
 
         if (uname(&u) < 0)
-                return false;
+                return -1;
         (void) snprintf(path, sizeof(path), "boot/config-%s", u.release);
         if (read_full_file_at(rootfd, path, 4 * 1024 * 1024, &text, NULL) < 0)
-                return false;
+                return -1;
         return strstr(text, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n") != NULL;
 }
 
@@ -59,17 +76,24 @@ void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret) {
 
         if (read_text_line_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline) >= 0)
                 v = cmdline_init_on_alloc(cmdline);
+        ret->init_on_alloc_from = CAPS_SOURCE_CMDLINE;
         if (v >= 0) {
                 ret->init_on_alloc = v;
                 ret->init_on_alloc_source = v ? "init_on_alloc=1 on the kernel command line"
                                               : "init_on_alloc=0 on the kernel command line";
-        } else if (config_default_on(rootfd)) {
-                ret->init_on_alloc = true;
-                ret->init_on_alloc_source = "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y";
+        } else if ((v = config_default_on(rootfd)) >= 0) {
+                ret->init_on_alloc = v;
+                ret->init_on_alloc_from = CAPS_SOURCE_CONFIG;
+                ret->init_on_alloc_source = v ? "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y"
+                                              : "CONFIG_INIT_ON_ALLOC_DEFAULT_ON not set";
         } else {
+                /* Most initramfs images and containers have no /boot/config-*: say so. */
                 ret->init_on_alloc = false;
-                ret->init_on_alloc_source = "init_on_alloc off";
+                ret->init_on_alloc_from = CAPS_SOURCE_UNKNOWN;
+                ret->init_on_alloc_source = "init_on_alloc unknown (no init_on_alloc=, no /boot/config), taken as off";
         }
+        ret->hvo = kernel_read_hvo(rootfd);
+        ret->release[0] = 0;
         /* Kernels before 5.14 reject the advice itself, before looking at the (empty) range. */
         ret->populate_write = host && madvise(NULL, 0, MADV_POPULATE_WRITE) == 0;
         ret->boot_alloc_threads = 0;
@@ -77,7 +101,10 @@ void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret) {
                 struct utsname u;
                 long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-                if (uname(&u) >= 0 && kernel_release_at_least(u.release, 6, 15) && cpus > 0)
-                        ret->boot_alloc_threads = (unsigned) cpus;
+                if (uname(&u) >= 0) {
+                        (void) snprintf(ret->release, sizeof(ret->release), "%s", u.release);
+                        if (kernel_release_at_least(u.release, 6, 15) && cpus > 0)
+                                ret->boot_alloc_threads = (unsigned) cpus;
+                }
         }
 }

@@ -6,6 +6,7 @@
 
 #include "plan/budget.h"
 #include "plan/plan.h"
+#include "plan/choose.h"
 
 const char *plan_action_to_string(enum plan_action a) {
         static const char *const names[] = {
@@ -110,51 +111,48 @@ static int plan_targets(const struct topology *t, const struct pool_spec *s, str
         return -EINVAL;
 }
 
-/* Picks the method of a pool, and its threads, with the reason. */
+/* Picks the method of a pool, and its threads, with the reason. Under Mode=auto with two
+ * candidates the method is FILL_MODE_AUTO: measured at the start of the fill (choose.h). */
 static int plan_method(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
                        const struct pool_spec *s, struct plan_pool *p, struct error *e) {
+        struct choose_rule rule;
         char name[32];
         unsigned cpus = 1;
 
         /* One writer per size for sysfs: the kernel's per-size resize_lock serialises every
          * writer of one size, so a second writer only adds contention. */
-        p->method = FILL_MODE_SYSFS;
         p->threads = 1;
-        if (s->page_size >= PLAN_GIGANTIC) {
-                p->method_reason = c->mode == FILL_MODE_SYSFS ? "asked for"
-                                                              : "gigantic pages are never surplus: only sysfs grows them";
+        if (c->mode == FILL_MODE_FAULT && s->page_size < PLAN_GIGANTIC && !caps->populate_write)
+                return error_set(e, -EOPNOTSUPP,
+                                 "%s: mode fault needs MADV_POPULATE_WRITE (Linux 5.14 or later) for %s pages",
+                                 s->origin, page_size_name(s->page_size, name));
+        choose_rule(caps, s->page_size, c->mode == FILL_MODE_FAULT && s->page_size >= PLAN_GIGANTIC ? FILL_MODE_AUTO
+                                                                                                      : c->mode,
+                    &rule);
+        p->rule = rule;
+        p->method = rule.forced ? rule.prefer : rule.n > 1 ? FILL_MODE_AUTO : rule.candidates[0];
+        p->measured = rule.n > 1;
+        p->method_reason = rule.why;
+        if (p->method == FILL_MODE_SYSFS)
                 return 0;
-        }
-        switch (c->mode) {
-        case FILL_MODE_SYSFS:
-                p->method_reason = "asked for";
-                return 0;
-        case FILL_MODE_FAULT:
-                if (!caps->populate_write)
-                        return error_set(e, -EOPNOTSUPP,
-                                         "%s: mode fault needs MADV_POPULATE_WRITE (Linux 5.14 or later) for %s pages",
-                                         s->origin, page_size_name(s->page_size, name));
-                p->method_reason = "asked for";
-                break;
-        case FILL_MODE_AUTO:
-                if (!caps->init_on_alloc) {
-                        /* The pool path does not zero pages: one write is all the work there is. */
-                        p->method_reason = "allocation does not zero pages (init_on_alloc off)";
-                        return 0;
-                }
-                if (!caps->populate_write) {
-                        p->method_reason = "no MADV_POPULATE_WRITE on this kernel";
-                        return 0;
-                }
-                /* sysfs would zero every page on one CPU; faulting zeroes on all of them. */
-                p->method_reason = caps->init_on_alloc_source;
-                break;
-        }
-        p->method = FILL_MODE_FAULT;
         for (size_t i = 0; i < t->n_nodes; i++)
                 cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
         p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
         p->threads_auto = c->threads_per_node == 0;
+        if (p->threads_auto && caps->hvo == 1) {
+                /* Under HVO each faulted surplus page waits in synchronize_rcu() inside
+                 * __hugetlb_vmemmap_optimize_folio() (alloc_surplus_hugetlb_folio() ->
+                 * hugetlb_vmemmap_optimize_folio(), 6.10+), asleep, not on a CPU; the waits of
+                 * concurrent faults share grace periods (their kernel stacks all sit there at
+                 * once), so the pages per grace period grow with the workers, whatever the CPUs.
+                 * bench/hvo-workers.py, 64 pages on the 2-CPU build machine: hpfilld -t 1 932 ms,
+                 * -t 2 510, -t 4 394, -t 8 159, -t 16 159; processes instead of threads scaled
+                 * alike (one mm or several makes no difference: nothing per-mm is held across
+                 * the wait). The ramp's 10 ms windows cannot see that (a chunk takes a grace
+                 * period a page): a fixed count. */
+                p->threads = MAX(MIN(cpus, PLAN_AUTO_THREADS_MAX), PLAN_HVO_FAULT_WORKERS);
+                p->threads_auto = false;
+        }
         return 0;
 }
 

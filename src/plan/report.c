@@ -48,10 +48,18 @@ void report_plan(FILE *f, const struct plan *p) {
                 }
         /* the method of each pool, and why */
         for (size_t i = 0; i < p->n_pools; i++) {
+                const struct plan_pool *pp = &p->pools[i];
                 char name[32];
 
-                fprintf(f, "%s: %s: %s\n", page_size_name(p->pools[i].page_size, name),
-                        fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
+                if (pp->measured && !pp->rule.forced)
+                        fprintf(f, "%s: auto: sysfs and fault measured on the first pages of each node, the faster "
+                                   "carries on; a tie goes to %s (%s)\n",
+                                page_size_name(pp->page_size, name), fill_mode_to_string(pp->rule.prefer),
+                                pp->method_reason);
+                else
+                        fprintf(f, "%s: %s: %s%s\n", page_size_name(pp->page_size, name),
+                                fill_mode_to_string(pp->method), pp->method_reason,
+                                pp->measured ? "; measured against a sysfs step at the start" : "");
         }
 }
 
@@ -108,6 +116,7 @@ static uint64_t made_surplus(const struct plan_pool *p, const struct pool_outcom
 }
 
 void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const struct pool_outcome *o) {
+        enum fill_mode m = o->choice ? o->choice->method : p->method;
         char name[32], took[32];
         uint64_t promotions = 0, in_use_surplus = 0;
         bool larger, in_use;
@@ -132,13 +141,15 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                 APPEND(", %" PRIu64 " page%s in use %s surplus now, until freed", in_use_surplus,
                        in_use_surplus == 1 ? "" : "s", in_use_surplus == 1 ? "is" : "are");
         APPEND(" on %zu node%s in %s (%s, %u %s%s%s)", p->n_nodes,
-               p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(p->method), o->threads,
-               p->method == FILL_MODE_FAULT ? "thread" : "writer",
-               p->method == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
-               p->method == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
-        if (p->method == FILL_MODE_FAULT && o->by_sysfs)
+               p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(m), o->threads,
+               m == FILL_MODE_FAULT ? "thread" : "writer",
+               m == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
+               m == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+        if (m == FILL_MODE_FAULT && o->by_sysfs)
                 /* nodes with free pages (a fault would take those), or where faulting fell short */
                 APPEND(", %" PRIu64 " of them by sysfs", o->by_sysfs);
+        if (o->choice)
+                APPEND(", auto: %s%s", o->choice->why, o->choice->measurements > 1 ? ", measured again" : "");
         if (o->rounds)
                 APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",
                        o->after_drop ? " (caches dropped)" : "");

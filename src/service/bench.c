@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "service/bench.h"
+#include "service/lastfill.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
+#include "fill/fill_auto.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -19,8 +21,9 @@
 #define BENCH_MAX_ROWS 16
 
 struct bench_row {
-        enum fill_mode mode;
+        enum fill_mode mode; /* FILL_MODE_AUTO: measured, as a fill would */
         unsigned threads;
+        struct choice choice; /* auto: the last run's measurement */
         uint64_t us[32]; /* microseconds, each run */
         unsigned runs;
         uint64_t median_us;
@@ -67,7 +70,9 @@ static int restore(struct bench *b) {
 }
 
 /* One fill from the found state to found + bytes_per_node on every node with memory. */
-static int one_run(struct bench *b, enum fill_mode mode, unsigned threads, uint64_t *ret_us) {
+static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
+        enum fill_mode mode = row->mode;
+        unsigned threads = row->threads;
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct node_amount *nodes = NULL;
         _cleanup_(freep) struct pool_run *runs = NULL;
@@ -110,8 +115,13 @@ static int one_run(struct bench *b, enum fill_mode mode, unsigned threads, uint6
         r = plan_build(&b->t, counts, &c, &b->caps, &p, &e);
         if (r < 0)
                 return log_error_errno(r, "%s", e.msg);
-        r = fill_execute(&shared, &p, runs);
+        /* the methods alone, and auto as a fill measures and picks */
+        if (mode != FILL_MODE_AUTO)
+                p.pools[0].measured = false;
+        r = fill_execute_plan(&shared, &p, runs);
         *ret_us = (runs[0].elapsed_ns + 500) / 1000;
+        if (runs[0].choice.measured)
+                row->choice = runs[0].choice;
         if (r >= 0 && runs[0].error)
                 r = log_error_errno(runs[0].error, "%s: %m", runs[0].error_what ? runs[0].error_what : "fill");
         if (r >= 0 && stop_requested(&b->stop))
@@ -190,24 +200,51 @@ static int parse_args(struct bench *b, int argc, char *argv[]) {
         return 1;
 }
 
+/* The auto row, if any: what its last run measured and picked. */
+static const struct bench_row *auto_row(const struct bench_row *rows, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].mode == FILL_MODE_AUTO && rows[i].choice.measured)
+                        return &rows[i];
+        return NULL;
+}
+
+static void print_json(const struct bench *b, const struct bench_row *rows, size_t n, size_t best, size_t n_mem,
+                       const char *kernel) {
+        const struct bench_row *a = auto_row(rows, n);
+        double gib = (double) b->bytes_per_node / (1 << 30);
+        char why[400];
+
+        printf("{\"page_size\": %" PRIu64 ", \"bytes_per_node\": %" PRIu64 ", \"nodes\": %zu, \"runs\": %u,"
+               " \"results\": [",
+               b->page_size, b->bytes_per_node, n_mem, b->runs);
+        for (size_t i = 0; i < n; i++)
+                printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": %.3f}",
+                       i ? ", " : "", fill_mode_to_string(rows[i].mode), rows[i].threads,
+                       (double) rows[i].median_us / 1000, gib * (double) n_mem / ((double) rows[i].median_us / 1e6));
+        printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u}",
+               fill_mode_to_string(rows[best].mode), rows[best].threads);
+        if (a) {
+                json_escape(why, sizeof(why), a->choice.why);
+                printf(", \"auto\": {\"picked\": \"%s\", \"sysfs_pages_per_s\": %.0f, \"fault_pages_per_s\": %.0f,"
+                       " \"hvo\": %d, \"why\": \"%s\"}",
+                       fill_mode_to_string(a->choice.method), a->choice.sysfs_rate, a->choice.fault_rate, a->choice.hvo,
+                       why);
+        }
+        json_escape(why, sizeof(why), kernel);
+        printf(", \"kernel\": \"%s\"}\n", why);
+}
+
 static void print_results(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
-        char name[32], size[32];
+        const struct bench_row *a = auto_row(rows, n);
+        char name[32], size[32], kernel[192];
         double gib = (double) b->bytes_per_node / (1 << 30);
         size_t n_mem = 0;
 
         for (size_t i = 0; i < b->t.n_nodes; i++)
                 n_mem += b->t.nodes[i].has_memory;
+        kernel_caps_describe(kernel, sizeof(kernel), &b->caps);
         if (b->json) {
-                printf("{\"page_size\": %" PRIu64 ", \"bytes_per_node\": %" PRIu64 ", \"nodes\": %zu, \"runs\": %u,"
-                       " \"results\": [",
-                       b->page_size, b->bytes_per_node, n_mem, b->runs);
-                for (size_t i = 0; i < n; i++)
-                        printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": %.3f}",
-                               i ? ", " : "", fill_mode_to_string(rows[i].mode), rows[i].threads,
-                               (double) rows[i].median_us / 1000,
-                               gib * (double) n_mem / ((double) rows[i].median_us / 1e6));
-                printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u}}\n",
-                       fill_mode_to_string(rows[best].mode), rows[best].threads);
+                print_json(b, rows, n, best, n_mem, kernel);
                 return;
         }
         printf("%s pages, %s per node on %zu node%s, median of %u run%s\n", page_size_name(b->page_size, name),
@@ -218,6 +255,10 @@ static void print_results(const struct bench *b, const struct bench_row *rows, s
                 printf("%-6s %14u %12.1f %10.2f%s\n", fill_mode_to_string(rows[i].mode), rows[i].threads,
                        (double) rows[i].median_us / 1000, gib * (double) n_mem / ((double) rows[i].median_us / 1e6),
                        i == best ? "  <- recommended" : "");
+        if (a)
+                printf("auto picked %s, %.2fx the best: %s\n", fill_mode_to_string(a->choice.method),
+                       (double) a->median_us / (double) MAX(rows[best].median_us, UINT64_C(1)), a->choice.why);
+        printf("Kernel: %s\n", kernel);
         printf("Recommended: Mode=%s", fill_mode_to_string(rows[best].mode));
         if (rows[best].mode == FILL_MODE_FAULT)
                 printf(" ThreadsPerNode=%u", rows[best].threads);
@@ -288,11 +329,13 @@ int bench_main(int argc, char *argv[]) {
         if (b.page_size < PLAN_GIGANTIC && b.caps.populate_write)
                 for (unsigned t = 1; t <= MIN(cpus, PLAN_AUTO_THREADS_MAX) && n_rows < BENCH_MAX_ROWS; t *= 2)
                         rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_FAULT, .threads = t };
+        if (b.page_size < PLAN_GIGANTIC && b.caps.populate_write && n_rows < BENCH_MAX_ROWS)
+                rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_AUTO };
 
         /* Warm-up, untimed: the first touch of memory costs far more than later ones. */
         for (size_t i = 0; i < (n_rows > 1 ? 2 : 1); i++) {
                 uint64_t us;
-                r = one_run(&b, rows[i].mode, rows[i].threads, &us);
+                r = one_run(&b, &rows[i], &us);
                 if (restore(&b) < 0 || r < 0)
                         goto out;
         }
@@ -302,7 +345,7 @@ int bench_main(int argc, char *argv[]) {
 
                         log_debug("%s, %u threads/node, run %u", fill_mode_to_string(rows[i].mode), rows[i].threads,
                                   run + 1);
-                        r = one_run(&b, rows[i].mode, rows[i].threads, &us);
+                        r = one_run(&b, &rows[i], &us);
                         if (restore(&b) < 0 || r < 0)
                                 goto out;
                         rows[i].us[rows[i].runs++] = us;
@@ -310,7 +353,7 @@ int bench_main(int argc, char *argv[]) {
         for (size_t i = 0; i < n_rows; i++) {
                 qsort(rows[i].us, rows[i].runs, sizeof(uint64_t), cmp_u64);
                 rows[i].median_us = rows[i].us[rows[i].runs / 2];
-                if (rows[i].median_us < rows[best].median_us)
+                if (rows[i].mode != FILL_MODE_AUTO && rows[i].median_us < rows[best].median_us)
                         best = i;
         }
         print_results(&b, rows, n_rows, best);

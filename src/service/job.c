@@ -10,6 +10,7 @@
 #include "util/clock.h"
 #include "plan/budget.h"
 #include "fill/fill.h"
+#include "fill/fill_auto.h"
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
@@ -174,6 +175,7 @@ static void test_hooks(struct fill_shared *s) {
         s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
         s->pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO");
         s->pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0);
+        s->probe_always = test_env("HPFILLD_TEST_PROBE_ALWAYS", 0) != 0;
 }
 #else
 static void test_hooks(struct fill_shared *s) {
@@ -270,6 +272,37 @@ static void report_flush(struct job *j) {
                 j->report_error = log_error_errno(errno ?: EIO, "Cannot write the report to standard output: %m");
 }
 
+/* Where a pool was measured: the kernel it was measured on (HVO as read at the last measurement),
+ * in the report and the summary; a warning where fault was asked for and measured far slower. */
+static void report_measured(struct job *j, const struct plan *p, const struct pool_run *runs,
+                            const struct kernel_caps *caps) {
+        struct kernel_caps seen = *caps;
+        char kernel[192], name[32];
+        bool any = false;
+
+        for (size_t i = 0; i < p->n_pools; i++) {
+                const struct choice *c = &runs[i].choice;
+
+                if (!c->measured)
+                        continue;
+                any = true;
+                seen.hvo = c->hvo;
+                if (p->pools[i].rule.forced && c->fault_rate > 0 && c->sysfs_rate > 0 &&
+                    c->fault_rate * CHOOSE_WARN_FACTOR < c->sysfs_rate)
+                        log_warning("%s pool: --mode fault (Mode=fault) measured %.0f pages/s here, sysfs %.0f pages/s: "
+                                    "%.0fx slower; Mode=auto would pick sysfs",
+                                    page_size_name(p->pools[i].page_size, name), c->fault_rate, c->sysfs_rate,
+                                    c->sysfs_rate / c->fault_rate);
+        }
+        if (!any)
+                return;
+        (void) snprintf(kernel, sizeof(kernel), "Measured on ");
+        kernel_caps_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
+        summary_add(j, kernel);
+        if (j->report && log_get_max_level() >= LOG_INFO)
+                fprintf(j->report, "%s\n", kernel);
+}
+
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
                const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
@@ -308,7 +341,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                           fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
         }
 
-        r = fill_execute(&shared, p, runs);
+        r = fill_execute_plan(&shared, p, runs);
         if (j->progress_done)
                 j->progress_done(j->userdata);
         if (r < 0)
@@ -327,6 +360,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                         .interrupted = runs[i].interrupted,
                         .error = runs[i].error,
                         .error_path = runs[i].error_what,
+                        .choice = runs[i].choice.measured && !pp->rule.forced ? &runs[i].choice : NULL,
                 };
                 char name[32], line[1024];
 
@@ -359,6 +393,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                                             pp->target_total, p->min_percent);
                 }
         }
+        report_measured(j, p, runs, caps);
         advise(j, shorts, n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */
@@ -459,8 +494,13 @@ int job_run(struct job *j, const struct config *c) {
                 log_error_errno(-ENOMEM, "Out of memory");
                 goto out;
         }
-        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO)
+        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO) {
+                char kernel[160];
+
                 report_plan(j->report, &plan);
+                kernel_caps_describe(kernel, sizeof(kernel), &caps);
+                fprintf(j->report, "Kernel: %s\n", kernel);
+        }
         /* Everything the run needs, before its first write; a dry run ends with the same status. */
         ret = check_reserves(j, &topo, counts, &plan, reserves);
         if (ret != EXIT_OK)

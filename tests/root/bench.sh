@@ -18,14 +18,22 @@ for r in d["results"]:
     assert r["ms"] > 0 and r["gib_per_s"] > 0, r
 rec = (d["recommended"]["mode"], d["recommended"]["threads_per_node"])
 assert rec in modes, rec
-best = min(d["results"], key=lambda r: r["ms"])
+best = min((r for r in d["results"] if r["mode"] != "auto"), key=lambda r: r["ms"])
 assert (best["mode"], best["threads_per_node"]) == rec, (best, rec)
+# auto measured, as a fill would, and says what and why
+assert ("auto", 0) in modes, modes
+a = d["auto"]
+assert a["picked"] in ("sysfs", "fault") and a["sysfs_pages_per_s"] > 0 and a["hvo"] in (-1, 0, 1), a
+assert a["picked"] in a["why"] and "pages/s" in a["why"], a
+assert d["kernel"].startswith("Linux ") and "HVO" in d["kernel"] and "init_on_alloc" in d["kernel"], d
 PY
 [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
 
 expect_rc 0 "$HPFILLD" bench --size 32M --runs 1
 expect_in "$WORK/out" "^MODE +THREADS/NODE +MS +GIB/S$"
 expect_in "$WORK/out" "^Recommended: Mode=(sysfs|fault)"
+expect_in "$WORK/out" "^auto picked (sysfs|fault), [0-9.]+x the best: .*pages/s"
+expect_in "$WORK/out" "^Kernel: Linux .*: HVO (on|off|absent), init_on_alloc (on|off) \(from: (kernel command line|/boot/config|unknown)\)$"
 [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
 
 expect_rc 2 "$HPFILLD" bench --size 100T

@@ -7,8 +7,19 @@ pool2m_set 3
 before=$(snapshot)
 expect_rc 0 "$HPFILLD" --once --dry-run --pool 2M:200M
 expect_in "$WORK/out" "^SIZE +NODE +NOW +TARGET +DELTA +METHOD +THREADS +ACTION$"
-expect_in "$WORK/out" "^2M +node[0-9]+ +[0-9]+ +[0-9]+ +\+[0-9]+ +(sysfs +1|fault +[0-9]+) +grow$"
-expect_in "$WORK/out" "^2M: (sysfs|fault): "
+expect_in "$WORK/out" "^2M +node[0-9]+ +[0-9]+ +[0-9]+ +\+[0-9]+ +(sysfs +1|(fault|auto) +[0-9]+) +grow$"
+expect_in "$WORK/out" "^2M: auto: sysfs and fault measured on the first pages of each node, the faster carries on; a tie goes to (sysfs|fault) \("
+expect_in "$WORK/out" "^Kernel: Linux $(uname -r): HVO (on|off|absent), init_on_alloc (on|off) \(from: (kernel command line|/boot/config|unknown)\)$"
+# where init_on_alloc comes from, as the kernel command line shows it (a private mount namespace)
+printf '%s init_on_alloc=1\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
+expect_rc 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD" -n --pool 2M:200M
+expect_in "$WORK/out" "init_on_alloc on \(from: kernel command line\)$"
+expect_rc 0 "$HPFILLD" --once --dry-run --mode fault --pool 2M:200M
+if [ "$(cat /proc/sys/vm/hugetlb_optimize_vmemmap 2>/dev/null)" = 1 ]; then
+        expect_in "$WORK/out" "^2M: fault: asked for; measured against a sysfs step at the start$"
+else
+        expect_in "$WORK/out" "^2M: fault: asked for$"
+fi
 expect_rc 0 "$HPFILLD" --once -n --shrink --pool 2M:2
 expect_in "$WORK/out" "shrink|at target"
 [ "$(snapshot)" = "$before" ] || fail "--dry-run changed the pools"

@@ -10,7 +10,7 @@ pool2m_set 0
 
 # 200 MiB spread over the nodes with memory
 expect_rc 0 "$HPFILLD" --once --pool 2M:200M
-expect_in "$WORK/out" "^2M pool: 100/100 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)$"
+expect_in "$WORK/out" "^2M pool: 100/100 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
 [ "$(pool2m_nr)" = 100 ] || fail "nr_hugepages is $(pool2m_nr), expected 100"
 first=$(echo $nodes | cut -d' ' -f1)
 expect_in "$WORK/out" "^  node$first: 0 -> [0-9]+ \(target [0-9]+\)$"
@@ -47,7 +47,7 @@ vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 drops="$(vmstat drop_pagecache) $(vmstat drop_slab)"
 pool2m_set 0
 expect_rc 0 "$HPFILLD" --once --drop-caches --pool 2M:64M
-expect_in "$WORK/out" "^2M pool: 32/32 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)$"
+expect_in "$WORK/out" "^2M pool: 32/32 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
 [ "$(vmstat drop_pagecache) $(vmstat drop_slab)" = "$drops" ] ||
         fail "--drop-caches dropped caches on a fill that met its target ($drops -> $(vmstat drop_pagecache) $(vmstat drop_slab))"
 

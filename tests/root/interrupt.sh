@@ -14,7 +14,7 @@ pool2m_set 0
 HPFILLD_TEST_STEP_PAGES=10 HPFILLD_TEST_INTERRUPT_AFTER_STEPS=3 \
         expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=100"
 expect_in "$WORK/err" "Interrupted by signal 2"
-expect_in "$WORK/out" "^2M pool: 30/100 pages on 1 node in [0-9]+ ms \(sysfs, 1 writer\), interrupted$"
+expect_in "$WORK/out" "^2M pool: 30/100 pages on 1 node in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?, interrupted$"
 expect_in "$WORK/out" "node$first: 0 -> 30 \(target 100, short\)"
 [ "$(node_nr "$first" 2048)" = 30 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 30"
 

@@ -19,7 +19,7 @@ hold_pages 50
 expect_rc 0 "$HPFILLD" --once --dry-run --pool 2M:50
 expect_in "$WORK/out" "^2M: node[0-9]+: [0-9]+ surplus pages in use, [0-9]+ to promote$"
 expect_rc 0 "$HPFILLD" --once --pool 2M:50
-expect_in "$WORK/out" "^2M pool: 50/50 pages .*\(sysfs, 1 writer\), 50 surplus pages in use promoted$"
+expect_in "$WORK/out" "^2M pool: 50/50 pages .*\(sysfs, 1 writer\)(, auto: .*)?, 50 surplus pages in use promoted$"
 expect_persistent 50 "with the workload"
 [ "$(cat $G/nr_overcommit_hugepages)" = 100 ] || fail "overcommit changed to $(cat $G/nr_overcommit_hugepages)"
 hold_release

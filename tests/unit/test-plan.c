@@ -276,21 +276,27 @@ TEST(test_no_memory_anywhere) {
 TEST(test_methods) {
         static const struct {
                 bool init_on_alloc, populate, gigantic;
+                int hvo;
                 enum fill_mode mode;
                 unsigned threads;
-                enum fill_mode want;
+                enum fill_mode want, prefer;
                 unsigned want_threads;
                 const char *why;
         } cases[] = {
-                /* auto: sysfs unless allocation zeroes pages and faulting is possible */
-                { false, true, false, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, 1, "does not zero" },
-                { true, true, false, FILL_MODE_AUTO, 0, FILL_MODE_FAULT, 1, "init_on_alloc" },
-                { true, false, false, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, 1, "no MADV_POPULATE_WRITE" },
-                { true, true, true, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, 1, "never surplus" },
-                { false, true, false, FILL_MODE_FAULT, 0, FILL_MODE_FAULT, 1, "asked for" },
-                { false, true, false, FILL_MODE_FAULT, 8, FILL_MODE_FAULT, 8, "asked for" },
-                { false, true, true, FILL_MODE_FAULT, 8, FILL_MODE_SYSFS, 1, "never surplus" },
-                { true, true, false, FILL_MODE_SYSFS, 4, FILL_MODE_SYSFS, 1, "asked for" },
+                /* auto: measured (FILL_MODE_AUTO) wherever faulting is possible; the rule only
+                 * says which method a tie goes to */
+                { false, true, false, 0, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, 1, "does not zero" },
+                { true, true, false, 0, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_FAULT, 1, "init_on_alloc" },
+                { true, true, false, 1, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, PLAN_HVO_FAULT_WORKERS, "HVO on" },
+                { false, true, false, 1, FILL_MODE_AUTO, 0, FILL_MODE_AUTO, FILL_MODE_SYSFS, PLAN_HVO_FAULT_WORKERS, "HVO on" },
+                { true, false, false, 0, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "no MADV_POPULATE_WRITE" },
+                { true, true, true, 0, FILL_MODE_AUTO, 0, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "never surplus" },
+                /* under HVO faulting workers sleep in grace periods: more of them than CPUs */
+                { false, true, false, 1, FILL_MODE_FAULT, 0, FILL_MODE_FAULT, FILL_MODE_FAULT, PLAN_HVO_FAULT_WORKERS, "asked for" },
+                { false, true, false, 1, FILL_MODE_FAULT, 2, FILL_MODE_FAULT, FILL_MODE_FAULT, 2, "asked for" },
+                { false, true, false, 0, FILL_MODE_FAULT, 8, FILL_MODE_FAULT, FILL_MODE_FAULT, 8, "asked for" },
+                { false, true, true, 0, FILL_MODE_FAULT, 8, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "never surplus" },
+                { true, true, false, 0, FILL_MODE_SYSFS, 4, FILL_MODE_SYSFS, FILL_MODE_SYSFS, 1, "asked for" },
         };
         struct machine m;
 
@@ -301,10 +307,16 @@ TEST(test_methods) {
                 machine(&m, 2, 4 * GB, 0, 0, true);
                 m.caps = (struct kernel_caps) { .init_on_alloc = cases[i].init_on_alloc,
                                                 .init_on_alloc_source = "init_on_alloc=1 on the kernel command line",
-                                                .populate_write = cases[i].populate };
+                                                .populate_write = cases[i].populate,
+                                                .hvo = cases[i].hvo };
                 CHECK_EQ(plan_mode(&m, cases[i].gigantic ? "1G:2" : "2M:10", cases[i].mode, cases[i].threads, &p, &e),
                          0);
                 CHECK_EQ(p.pools[0].method, cases[i].want);
+                CHECK_EQ(p.pools[0].rule.prefer, cases[i].prefer);
+                /* auto, and fault asked for under HVO (to warn when it is far slower), measure at the start */
+                bool forced = cases[i].mode == FILL_MODE_FAULT && !cases[i].gigantic && cases[i].hvo == 1;
+                CHECK_EQ(p.pools[0].measured, cases[i].want == FILL_MODE_AUTO || forced);
+                CHECK_EQ(p.pools[0].rule.forced, forced);
                 /* machine() gives each node one CPU: auto is capped there */
                 CHECK_EQ(p.pools[0].threads, cases[i].want_threads);
                 CHECK_STR_CONTAINS(p.pools[0].method_reason, cases[i].why);

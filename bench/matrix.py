@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every fill method on every kernel configuration this host can show, in one run.
+
+Cells: HVO (vm.hugetlb_optimize_vmemmap) off and on, times init_on_alloc as this host's kernel
+command line has it and as a Debian host has it (init_on_alloc=1, shown to every tool through
+/proc/cmdline bind-mounted in a private mount namespace: the kernel still does not zero at
+allocation, only what hpfilld reads changes). In each cell: echo > nr_hugepages, hugeadm,
+hpfilld --mode sysfs, --mode fault at 1, 2 and 4 threads per node, and auto (no --mode); each a
+process timed from fork to exit, interleaved, medians and ratios to the cell's fastest. HVO, the
+pool and its overcommit are put back as found. Needs root; run it under the host lock:
+    flock /tmp/hpfilld-host.lock bench/matrix.py [--size 256M] [--runs 5]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import benchlib
+
+GOAL = 1.10  # auto within this much of the cell's fastest method
+
+
+def tools_for(args, pages, wrap):
+    hp = ["--once", "-q", "--pool", "2M:%d" % pages]
+    tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, benchlib.HP)]}
+    if shutil.which("hugeadm"):
+        tools["hugeadm"] = ["hugeadm", "--pool-pages-min", "2MB:%d" % pages]
+    tools["sysfs"] = [args.hpfilld, "--mode", "sysfs"] + hp
+    for t in args.threads:
+        tools["fault-%d" % t] = [args.hpfilld, "--mode", "fault", "-t", str(t)] + hp
+    tools["auto"] = [args.hpfilld] + hp
+    return {name: wrap + cmd for name, cmd in tools.items()}
+
+
+def auto_pick(args, pages, wrap):
+    """What auto says it picked in this cell, from its report (one more, untimed run)."""
+    benchlib.write("nr_hugepages", 0)
+    r = subprocess.run(wrap + [args.hpfilld, "--once", "--pool", "2M:%d" % pages], capture_output=True, text=True)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("2M pool:")), "?")
+    return line.split("(", 1)[1].split(",", 1)[0] if "(" in line else "?"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hpfilld", default=benchlib.HPFILLD)
+    ap.add_argument("--size", default="256M", help="pool size per fill (default 256M: HVO fault fills are slow)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per tool and cell (default 5)")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed warm-up fills per cell (default 1)")
+    ap.add_argument("--threads", default="1,2,4", help="fault thread counts (default 1,2,4)")
+    args = ap.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    benchlib.check_host()
+    pages = benchlib.parse_size(args.size) // benchlib.PAGE
+    hvos = [0, 1] if benchlib.get_hvo() is not None else [None]
+    results, picks = {}, {}
+    with tempfile.TemporaryDirectory() as tmp, benchlib.pool_kept(), benchlib.hvo_kept() as hvo_found:
+        debian = os.path.join(tmp, "cmdline")
+        with open("/proc/cmdline") as f, open(debian, "w") as out:
+            out.write(f.read().strip() + " init_on_alloc=1\n")
+        ns = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" /proc/cmdline && exec "$@"', debian]
+        for hvo in hvos:
+            benchlib.write("nr_hugepages", 0)  # HVO applies to pages allocated from now on
+            if hvo is not None:
+                benchlib.set_hvo(hvo)
+            for cmdline, wrap in (("host", []), ("debian", ns)):
+                cell = "HVO %s, %s" % ({0: "off", 1: "on", None: "n/a"}[hvo], cmdline)
+                print("%s ..." % cell, file=sys.stderr, flush=True)
+                results[cell] = benchlib.run_interleaved(tools_for(args, pages, wrap), pages, args.runs, args.warmup)
+                picks[cell] = auto_pick(args, pages, wrap)
+    print_matrix(args, pages, results, picks, hvo_found)
+
+
+def print_matrix(args, pages, results, picks, hvo_found):
+    cells = list(results)
+    names = list(results[cells[0]])
+    print("2M pool: 0 -> %d pages (%s), median of %d runs, interleaved; HVO found %s, put back" %
+          (pages, args.size, args.runs, hvo_found))
+    print("%-10s" % "tool" + "".join("%24s" % c for c in cells))
+    best = {c: min(statistics.median(results[c][n]) for n in names if n != "auto") for c in cells}
+    for n in names:
+        row = "%-10s" % n
+        for c in cells:
+            med = statistics.median(results[c][n])
+            row += "%14.1f ms %5.2fx" % (med * 1e3, med / best[c])
+        print(row)
+    print("%-10s" % "auto pick" + "".join("%24s" % picks[c] for c in cells))
+    ok = True
+    for c in cells:
+        ratio = statistics.median(results[c]["auto"]) / best[c]
+        ok &= ratio <= GOAL
+        print("%s: auto %.2fx the fastest method (goal %.2fx): %s" % (c, ratio, GOAL, "met" if ratio <= GOAL else "MISSED"))
+    return ok
+
+
+if __name__ == "__main__":
+    main()
