@@ -96,7 +96,7 @@ hpfilld_vm_check() {
         # hpfilld: ...". Not dmesg -r: util-linux 2.38 prints <7> there for user.info.
         dmesg --decode --notime | sed -n 's/^\([a-z]*\) *:\([a-z]*\) *: \(hpfilld: .*\)$/\1.\2 \3/p' >/tmp/hpfilld-vm-kmsg
         sed 's/^/hpfilld-vm: kernel log: /' /tmp/hpfilld-vm-kmsg
-        report='^user\.info hpfilld: 2M pool: 104/104 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)$'
+        report='^user\.info hpfilld: 2M pool: 104/104 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)(, auto: .*)?$'
         grep -Eq "$report" /tmp/hpfilld-vm-kmsg || bad "no report matching '$report' in the kernel log"
         if grep -Ev '^user\.(info|notice) ' /tmp/hpfilld-vm-kmsg; then
                 bad "hpfilld logged more than info to the kernel log, or not as user (above)"

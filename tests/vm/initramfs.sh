@@ -66,7 +66,7 @@ expect_counts 2048 0 0 0 0
 run_premount
 expect_counts 2048 32 16 0 48
 expect_eq "global nr_hugepages" "\$(cat \$HP/hugepages-2048kB/nr_hugepages)" 96
-expect_in \$OUT "^2M pool: 96/96 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)\$"
+expect_in \$OUT "^2M pool: 96/96 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)(, auto: .*)?\$"
 expect_in \$OUT "^  node3: 0 -> 48 \(target 48\)\$"
 kmsg_hpfilld
 if grep -v '^<1[4-5]>' /tmp/kmsg; then fail "hpfilld logged more than info to the kernel log (above)"; fi

@@ -138,7 +138,7 @@ case $case in
 ready)
         expect "hpfilld.service state" "$(prop hpfilld.service ActiveState)/$(prop hpfilld.service SubState)" active/running
         # the method is auto's choice (fault where the kernel zeroes on allocation, as Debian's does)
-        report="^2M pool: 96/96 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)$"
+        report="^2M pool: 96/96 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)(, auto: .*)?$"
         expect_match "hpfilld.service StatusText" "$(prop hpfilld.service StatusText)" "$report"
         expect_line $T/journal "$report" "journalctl -u hpfilld"
         journalctl -b -u hpfilld.service -p warning -o cat >$T/warnings
