@@ -12,6 +12,12 @@ struct pool_counts {
         uint64_t surplus; /* surplus_hugepages */
 };
 
+/* Path, relative to the root, of @file of the whole pool of @page_size (all nodes). */
+int pool_global_path(char *buf, size_t size, uint64_t page_size, const char *file);
+/* A counter of the whole pool: nr_hugepages, free_hugepages, resv_hugepages, ... */
+int pool_read_global(int rootfd, uint64_t page_size, const char *file, uint64_t *ret);
+/* The same, 0 where it cannot be read: for what only shows it. */
+uint64_t pool_global_counter(int rootfd, uint64_t page_size, const char *file);
 /* Path, relative to the root, of @file of the pool of @page_size on @node. */
 int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, uint64_t page_size, const char *file);
 

@@ -9,6 +9,10 @@ struct error {
         unsigned omitted; /* messages error_append() had no room for */
 };
 
+/* "The first error wins": where a run keeps one error and what it was about, a later one is
+ * dropped. Stores @r (when nonzero and none is there yet) and the copy of @what; returns @r. */
+int error_keep_first(int *slot, char *what_slot, size_t what_size, int r, const char *what);
+
 /* Formats the message into @e (when non-NULL) and returns @r, a negative errno. */
 int error_set(struct error *e, int r, const char *fmt, ...) _printf_(3, 4);
 

@@ -18,6 +18,8 @@ uint64_t pool_run_progress(const struct pool_run *r) {
         return n;
 }
 
+/* The first error wins, as error_keep_first(); @what is a string the run owns (a path, a call):
+ * kept, not copied. */
 static void note_error(struct pool_run *r, int error, const char *what) {
         if (!r->error && error) {
                 r->error = error;
@@ -33,19 +35,13 @@ static void note_executor_error(struct pool_run *runs, size_t n, int error, bool
                         note_error(&runs[i], error, "pthread_create");
 }
 
-/* Phase 1: fault workers of the fault pools and the writers of the sysfs pools, all at once
- * (page sizes are independent in the kernel). Phase 2: the fault pools adopt their pages and
- * the sysfs method tops up what faulting could not get, with its retries. */
-int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_run *runs) {
-        _cleanup_(freep) struct task *jobs = NULL;
-        struct fault_worker **workers = NULL;
-        size_t n_tasks = 0, max_jobs = p->n_pools;
-        uint64_t t0 = now_ns();
+/* Prepare: each pool's sysfs writer, and the mappings and workers of the fault pools. A fault
+ * pool that cannot be prepared is that pool's error. Returns the tasks phase 1 will need. */
+static int prepare(struct fill_shared *shared, const struct plan *p, struct pool_run *runs,
+                   struct fault_worker **workers, size_t *ret_max_tasks) {
+        size_t max_tasks = p->n_pools;
         int r;
 
-        workers = calloc(p->n_pools ? p->n_pools : 1, sizeof(*workers));
-        if (!workers)
-                return -ENOMEM;
         for (size_t i = 0; i < p->n_pools; i++) {
                 size_t n_workers = 0;
 
@@ -53,7 +49,7 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                 runs[i].threads = p->pools[i].threads;
                 r = sysfs_fill_init(&runs[i].sysfs, shared, &p->pools[i]);
                 if (r < 0)
-                        goto finish;
+                        return r;
                 if (p->pools[i].method != FILL_MODE_FAULT)
                         continue;
                 runs[i].faulting = true;
@@ -66,14 +62,19 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                         runs[i].faulting = false;
                         continue;
                 }
-                max_jobs += n_workers;
+                max_tasks += n_workers;
         }
+        *ret_max_tasks = max_tasks;
+        return 0;
+}
 
-        jobs = calloc(max_jobs ? max_jobs : 1, sizeof(*jobs));
-        if (!jobs) {
-                r = -ENOMEM;
-                goto finish;
-        }
+/* Phase 1: fault workers of the fault pools and the writers of the sysfs pools, all at once
+ * (page sizes are independent in the kernel). */
+static int fault_and_write(struct fill_shared *shared, const struct plan *p, struct pool_run *runs,
+                           struct fault_worker **workers, struct task *jobs) {
+        size_t n_tasks = 0;
+        int r;
+
         for (size_t i = 0; i < p->n_pools; i++) {
                 if (runs[i].faulting) {
                         size_t k = 0;
@@ -84,12 +85,18 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                         jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
         }
         r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick, shared->tick_data);
-        if (r < 0) {
+        if (r < 0)
                 note_executor_error(runs, p->n_pools, r, false);
-                goto finish;
-        }
+        return r;
+}
 
-        n_tasks = 0;
+/* Phase 2: the fault pools adopt their pages, then the sysfs method tops up what faulting could
+ * not get, with its retries. */
+static int adopt_and_top_up(struct fill_shared *shared, const struct plan *p, struct pool_run *runs,
+                            struct task *jobs, uint64_t t0) {
+        size_t n_tasks = 0;
+        int r;
+
         for (size_t i = 0; i < p->n_pools; i++) {
                 if (!runs[i].faulting)
                         continue;
@@ -107,16 +114,18 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
                         note_error(&runs[i], runs[i].fault.error, runs[i].fault.error_what);
                 else if (!runs[i].error)
                         jobs[n_tasks++] = (struct task) { sysfs_fill_run, &runs[i].sysfs };
-                r = 0;
         }
-        if (n_tasks > 0) {
-                r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick,
-                                 shared->tick_data);
-                if (r < 0)
-                        note_executor_error(runs, p->n_pools, r, true);
-        }
+        if (n_tasks == 0)
+                return 0;
+        r = executor_run(jobs, n_tasks, shared->stop, shared->tick_ms ?: 1000, shared->tick, shared->tick_data);
+        if (r < 0)
+                note_executor_error(runs, p->n_pools, r, true);
+        return r;
+}
 
-finish:
+/* Every pool's outcome: what was released, how long it took, whether it was stopped. */
+static void finish(struct fill_shared *shared, const struct plan *p, struct pool_run *runs,
+                   struct fault_worker **workers, uint64_t t0) {
         for (size_t i = 0; i < p->n_pools; i++) {
                 if (runs[i].faulting) {
                         fault_pool_release(&runs[i].fault);
@@ -130,7 +139,28 @@ finish:
                 note_error(&runs[i], runs[i].sysfs.error, runs[i].sysfs.error_path);
                 free(workers[i]);
         }
-        free(workers);
+}
+
+int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_run *runs) {
+        _cleanup_(freep) struct fault_worker **workers = NULL;
+        _cleanup_(freep) struct task *jobs = NULL;
+        uint64_t t0 = now_ns();
+        size_t max_tasks = 0;
+        int r;
+
+        workers = calloc(p->n_pools ? p->n_pools : 1, sizeof(*workers));
+        if (!workers)
+                return -ENOMEM;
+        r = prepare(shared, p, runs, workers, &max_tasks);
+        if (r >= 0) {
+                jobs = calloc(max_tasks ? max_tasks : 1, sizeof(*jobs));
+                r = jobs ? 0 : -ENOMEM;
+        }
+        if (r >= 0)
+                r = fault_and_write(shared, p, runs, workers, jobs);
+        if (r >= 0)
+                r = adopt_and_top_up(shared, p, runs, jobs, t0);
+        finish(shared, p, runs, workers, t0);
         return r < 0 ? r : 0;
 }
 

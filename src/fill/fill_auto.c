@@ -22,13 +22,6 @@ struct real {
         struct pool_run *final; /* the pool's run in the caller's array: progress, the result */
 };
 
-static int read_global(int rootfd, uint64_t page_size, const char *file, uint64_t *ret) {
-        char path[160];
-
-        (void) snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
-        return read_u64_at(rootfd, path, ret);
-}
-
 /* Reserves the pool's free pages with an untouched mapping (no MAP_NORESERVE), so that faults
  * allocate new surplus pages instead of taking free ones (and zeroing them again): a fault takes
  * a free page only while free_huge_pages > resv_huge_pages (dequeue_hugetlb_folio_vma(), called
@@ -39,8 +32,8 @@ static size_t hold_free_pages(const struct fill_shared *s, uint64_t page_size, v
         size_t len;
         void *p;
 
-        if (s->ops || read_global(s->rootfd, page_size, "free_hugepages", &free_pages) < 0 ||
-            read_global(s->rootfd, page_size, "resv_hugepages", &resv) < 0 || free_pages <= resv)
+        if (s->ops || pool_read_global(s->rootfd, page_size, "free_hugepages", &free_pages) < 0 ||
+            pool_read_global(s->rootfd, page_size, "resv_hugepages", &resv) < 0 || free_pages <= resv)
                 return 0;
         len = (size_t) ((free_pages - resv) * page_size);
         p = mmap(NULL, len, PROT_READ | PROT_WRITE,

@@ -58,17 +58,8 @@ static long mbind_any(void *start, unsigned long len, int mode, const unsigned l
 #define MAP_HUGE_SHIFT 26
 #endif
 
-static int global_path(char *buf, size_t size, uint64_t page_size, const char *file) {
-        int n = snprintf(buf, size, "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
-        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
-}
-
 static int set_error(struct fault_pool *fp, int r, const char *what) {
-        if (!fp->error) {
-                fp->error = r;
-                (void) snprintf(fp->error_what, sizeof(fp->error_what), "%s", what);
-        }
-        return r;
+        return error_keep_first(&fp->error, fp->error_what, sizeof(fp->error_what), r, what);
 }
 
 /* Binds [addr, addr+len) to @node before anything is faulted: the kernel then allocates every
@@ -175,18 +166,18 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
                 return 0;
 
         /* Surplus pages are allocated only while surplus < nr_overcommit_hugepages. */
-        (void) global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
+        (void) pool_global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
         r = read_u64_at(shared->rootfd, path, &fp->overcommit_found);
         if (r < 0)
                 return set_error(fp, r, path);
-        (void) global_path(path, sizeof(path), plan->page_size, "surplus_hugepages");
+        (void) pool_global_path(path, sizeof(path), plan->page_size, "surplus_hugepages");
         r = read_u64_at(shared->rootfd, path, &surplus);
         if (r < 0)
                 return set_error(fp, r, path);
         fp->surplus_found = surplus;
         want = surplus + shortfall;
         if (want > fp->overcommit_found) {
-                (void) global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
+                (void) pool_global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
                 /* on disk before the write: if we die before we put it back, a later run does */
                 r = journal_record(shared->rootfd, path, fp->overcommit_found, want);
                 if (r < 0)
@@ -322,7 +313,7 @@ int fault_pool_adopt(struct fault_pool *fp) {
          * persistent (surplus is adjusted first, whichever pages it counts), so no node keeps
          * a surplus that would send our pages back to the kernel when they are unmapped
          * (free_huge_folio() frees a page while its node has surplus pages). */
-        (void) global_path(path, sizeof(path), fp->plan->page_size, "nr_hugepages");
+        (void) pool_global_path(path, sizeof(path), fp->plan->page_size, "nr_hugepages");
         r = read_u64_at(s->rootfd, path, &nr);
         if (r >= 0 && nr > fp->surplus_found)
                 r = write_u64_at(s->rootfd, path, nr - fp->surplus_found + MIN(fp->promote, fp->surplus_found));
@@ -346,7 +337,7 @@ void fault_pool_release(struct fault_pool *fp) {
 
                 /* Put back what we found, unless someone else changed it meanwhile: then theirs
                  * is the value the admin asked for. */
-                (void) global_path(path, sizeof(path), fp->plan->page_size, "nr_overcommit_hugepages");
+                (void) pool_global_path(path, sizeof(path), fp->plan->page_size, "nr_overcommit_hugepages");
                 r = read_u64_at(fp->shared->rootfd, path, &now);
                 if (r >= 0 && now == fp->overcommit_set)
                         r = write_u64_at(fp->shared->rootfd, path, fp->overcommit_found);

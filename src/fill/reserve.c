@@ -116,11 +116,7 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
 }
 
 static int fail(struct reserve_run *r, int error, const char *what) {
-        if (!r->error) {
-                r->error = error;
-                (void) snprintf(r->error_what, sizeof(r->error_what), "%s", what);
-        }
-        return error;
+        return error_keep_first(&r->error, r->error_what, sizeof(r->error_what), error, what);
 }
 
 /* The file, new, in the verified directory @dirfd: an old one of the same name is unlinked

@@ -6,14 +6,33 @@
 #include "util/fileio.h"
 #include "kernel/pool.h"
 
+int pool_global_path(char *buf, size_t size, uint64_t page_size, const char *file) {
+        int n = snprintf(buf, size, "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
+
+        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
+}
+
+int pool_read_global(int rootfd, uint64_t page_size, const char *file, uint64_t *ret) {
+        char path[160];
+        int r = pool_global_path(path, sizeof(path), page_size, file);
+
+        return r < 0 ? r : read_u64_at(rootfd, path, ret);
+}
+
+uint64_t pool_global_counter(int rootfd, uint64_t page_size, const char *file) {
+        uint64_t v = 0;
+
+        (void) pool_read_global(rootfd, page_size, file, &v);
+        return v;
+}
+
 int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, uint64_t page_size, const char *file) {
         int n;
 
-        if (t->numa)
-                n = snprintf(buf, size, "sys/devices/system/node/node%u/hugepages/hugepages-%" PRIu64 "kB/%s", node,
-                             page_size / 1024, file);
-        else
-                n = snprintf(buf, size, "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
+        if (!t->numa)
+                return pool_global_path(buf, size, page_size, file);
+        n = snprintf(buf, size, "sys/devices/system/node/node%u/hugepages/hugepages-%" PRIu64 "kB/%s", node,
+                     page_size / 1024, file);
         return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
 }
 

@@ -265,16 +265,84 @@ static void print_results(const struct bench *b, const struct bench_row *rows, s
         printf("\n");
 }
 
+/* The machine as the bench needs it: the page size offered, a size it can take, the pools as
+ * found (put back after every run). Returns 0, or the exit status. */
+static int bench_setup(struct bench *b, unsigned *ret_cpus) {
+        struct error e = {};
+        unsigned cpus = 1;
+        int r;
+
+        r = topology_read(b->rootfd, &b->t, &e);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
+                return 1;
+        }
+        if (!topology_has_page_size(&b->t, b->page_size)) {
+                char name[32];
+                log_error("--page-size: this kernel offers no %s pages", page_size_name(b->page_size, name));
+                return 2;
+        }
+        if (b->bytes_per_node % b->page_size != 0 || b->bytes_per_node < b->page_size) {
+                log_error("--size must be a whole number of pages, at least one");
+                return 2;
+        }
+        kernel_caps_read(b->rootfd, strcmp(b->root, "/") == 0, &b->caps);
+        b->found = calloc(b->t.n_nodes, sizeof(*b->found));
+        if (!b->found)
+                return 1;
+        for (size_t i = 0; i < b->t.n_nodes; i++) {
+                if (pool_read_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &b->found[i]) < 0) {
+                        log_error("Cannot read node%u's pool", b->t.nodes[i].id);
+                        return 1;
+                }
+                cpus = MAX(cpus, (unsigned) b->t.nodes[i].n_cpus);
+                /* half the node's memory at most: a bench must not squeeze the host */
+                if (b->t.nodes[i].has_memory && b->bytes_per_node > b->t.nodes[i].mem_total / 2) {
+                        log_error("--size: more than half of node%u's memory", b->t.nodes[i].id);
+                        return 2;
+                }
+        }
+        *ret_cpus = cpus;
+        return 0;
+}
+
+/* Every setting @b->runs times, interleaved after an untimed warm-up; medians in @rows. */
+static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
+        int r;
+
+        /* Warm-up, untimed: the first touch of memory costs far more than later ones. */
+        for (size_t i = 0; i < (n_rows > 1 ? 2 : 1); i++) {
+                uint64_t us;
+                r = one_run(b, &rows[i], &us);
+                if (restore(b) < 0 || r < 0)
+                        return -1;
+        }
+        for (unsigned run = 0; run < b->runs; run++)
+                for (size_t i = 0; i < n_rows; i++) { /* interleaved: drift hits every setting alike */
+                        uint64_t us;
+
+                        log_debug("%s, %u threads/node, run %u", fill_mode_to_string(rows[i].mode), rows[i].threads,
+                                  run + 1);
+                        r = one_run(b, &rows[i], &us);
+                        if (restore(b) < 0 || r < 0)
+                                return -1;
+                        rows[i].us[rows[i].runs++] = us;
+                }
+        for (size_t i = 0; i < n_rows; i++) {
+                qsort(rows[i].us, rows[i].runs, sizeof(uint64_t), cmp_u64);
+                rows[i].median_us = rows[i].us[rows[i].runs / 2];
+        }
+        return 0;
+}
+
 int bench_main(int argc, char *argv[]) {
         _cleanup_(closep) int rootfd = -1;
-        _cleanup_(freep) uint64_t *found = NULL;
         struct bench b = { .root = "/", .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
                            .runs = 3 };
         struct bench_row rows[BENCH_MAX_ROWS] = {};
-        struct error e = {};
         size_t n_rows = 0, best = 0;
         unsigned cpus = 1;
-        int r, ret = 1;
+        int r, ret;
 
         r = parse_args(&b, argc, argv);
         if (r < 0)
@@ -290,40 +358,9 @@ int bench_main(int argc, char *argv[]) {
                 return 2;
         }
         b.rootfd = rootfd;
-        r = topology_read(rootfd, &b.t, &e);
-        if (r < 0) {
-                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
+        ret = bench_setup(&b, &cpus);
+        if (ret != 0)
                 goto out;
-        }
-        if (!topology_has_page_size(&b.t, b.page_size)) {
-                char name[32];
-                log_error("--page-size: this kernel offers no %s pages", page_size_name(b.page_size, name));
-                ret = 2;
-                goto out;
-        }
-        if (b.bytes_per_node % b.page_size != 0 || b.bytes_per_node < b.page_size) {
-                log_error("--size must be a whole number of pages, at least one");
-                ret = 2;
-                goto out;
-        }
-        kernel_caps_read(rootfd, strcmp(b.root, "/") == 0, &b.caps);
-        found = calloc(b.t.n_nodes, sizeof(*found));
-        if (!found)
-                goto out;
-        b.found = found;
-        for (size_t i = 0; i < b.t.n_nodes; i++) {
-                if (pool_read_nr(rootfd, &b.t, b.t.nodes[i].id, b.page_size, &found[i]) < 0) {
-                        log_error("Cannot read node%u's pool", b.t.nodes[i].id);
-                        goto out;
-                }
-                cpus = MAX(cpus, (unsigned) b.t.nodes[i].n_cpus);
-                /* half the node's memory at most: a bench must not squeeze the host */
-                if (b.t.nodes[i].has_memory && b.bytes_per_node > b.t.nodes[i].mem_total / 2) {
-                        log_error("--size: more than half of node%u's memory", b.t.nodes[i].id);
-                        ret = 2;
-                        goto out;
-                }
-        }
 
         rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_SYSFS, .threads = 1 };
         if (b.page_size < PLAN_GIGANTIC && b.caps.populate_write)
@@ -331,36 +368,18 @@ int bench_main(int argc, char *argv[]) {
                         rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_FAULT, .threads = t };
         if (b.page_size < PLAN_GIGANTIC && b.caps.populate_write && n_rows < BENCH_MAX_ROWS)
                 rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_AUTO };
-
-        /* Warm-up, untimed: the first touch of memory costs far more than later ones. */
-        for (size_t i = 0; i < (n_rows > 1 ? 2 : 1); i++) {
-                uint64_t us;
-                r = one_run(&b, &rows[i], &us);
-                if (restore(&b) < 0 || r < 0)
-                        goto out;
-        }
-        for (unsigned run = 0; run < b.runs; run++)
-                for (size_t i = 0; i < n_rows; i++) { /* interleaved: drift hits every setting alike */
-                        uint64_t us;
-
-                        log_debug("%s, %u threads/node, run %u", fill_mode_to_string(rows[i].mode), rows[i].threads,
-                                  run + 1);
-                        r = one_run(&b, &rows[i], &us);
-                        if (restore(&b) < 0 || r < 0)
-                                goto out;
-                        rows[i].us[rows[i].runs++] = us;
-                }
-        for (size_t i = 0; i < n_rows; i++) {
-                qsort(rows[i].us, rows[i].runs, sizeof(uint64_t), cmp_u64);
-                rows[i].median_us = rows[i].us[rows[i].runs / 2];
+        ret = 1;
+        if (bench_rows(&b, rows, n_rows) < 0)
+                goto out;
+        for (size_t i = 0; i < n_rows; i++)
                 if (rows[i].mode != FILL_MODE_AUTO && rows[i].median_us < rows[best].median_us)
                         best = i;
-        }
         print_results(&b, rows, n_rows, best);
         ret = 0;
 out:
         if (stop_requested(&b.stop))
                 log_error("Interrupted; the pools are back as found");
+        free(b.found);
         topology_done(&b.t);
         stop_done(&b.stop);
         return ret;

@@ -303,6 +303,62 @@ static void report_measured(struct job *j, const struct plan *p, const struct po
                 fprintf(j->report, "%s\n", kernel);
 }
 
+/* What a run of the fill came to, over its pools. */
+struct tally {
+        bool failed, interrupted, short_;
+        const struct plan_pool **shorts; /* short without being stopped or failing: for advice */
+        size_t n_shorts;
+};
+
+/* One pool's outcome as the kernel tells it now, not as we think we did: the report's lines,
+ * the record, the tally. @after and @surplus_after hold a value per node. */
+static void report_outcome(struct job *j, const struct topology *t, const struct pool_run *run, unsigned min_percent,
+                           uint64_t *after, uint64_t *surplus_after, struct tally *tally) {
+        const struct plan_pool *pp = run->plan;
+        struct pool_outcome o = {
+                .after = after,
+                .surplus_after = surplus_after,
+                .elapsed_ns = run->elapsed_ns,
+                .threads = run->threads,
+                .rounds = run->sysfs.rounds,
+                .by_sysfs = atomic_load(&run->sysfs.done),
+                .after_drop = run->sysfs.after_drop,
+                .interrupted = run->interrupted,
+                .error = run->error,
+                .error_path = run->error_what,
+                .choice = run->choice.measured && !pp->rule.forced ? &run->choice : NULL,
+        };
+        char name[32], line[1024];
+
+        for (size_t k = 0; k < pp->n_nodes; k++) {
+                struct pool_counts pc;
+
+                if (pool_read_counts(j->rootfd, t, pp->nodes[k].node, pp->page_size, &pc) >= 0) {
+                        after[k] = pool_counts_persistent(&pc);
+                        surplus_after[k] = pc.surplus;
+                } else {
+                        after[k] = run->sysfs.after[k];
+                        surplus_after[k] = pp->nodes[k].surplus;
+                }
+        }
+        report_pool_line(line, sizeof(line), pp, &o);
+        summary_add(j, line);
+        if (j->report && log_get_max_level() >= LOG_INFO)
+                report_pool(j->report, pp, &o);
+        tally->failed |= run->error != 0;
+        tally->interrupted |= run->interrupted;
+        if (plan_pool_obtained(pp, after) < pp->target_total && !run->interrupted && !run->error)
+                tally->shorts[tally->n_shorts++] = pp;
+        record_pool(j, pp, run, plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent));
+        if (!plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent)) {
+                tally->short_ = true;
+                if (!run->interrupted && !run->error)
+                        log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below the minimum of %u%% (MinPercent=, --min)",
+                                    page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
+                                    pp->target_total, min_percent);
+        }
+}
+
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
                const struct kernel_caps *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
@@ -322,8 +378,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .tick_data = &progress,
         };
         _cleanup_(freep) const struct plan_pool **shorts = NULL;
-        size_t n_shorts = 0;
-        bool failed = false, interrupted = false, short_ = false;
+        struct tally tally = {};
         int r;
 
         test_hooks(&shared);
@@ -333,6 +388,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         surplus_after = calloc(t->n_nodes + 1, sizeof(*surplus_after));
         if (!runs || !after || !surplus_after || !shorts)
                 return log_error_errno(-ENOMEM, "Out of memory");
+        tally.shorts = shorts;
         progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
 
         for (size_t i = 0; i < p->n_pools; i++) {
@@ -340,75 +396,30 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 log_debug("%s pool: %s, %s", page_size_name(p->pools[i].page_size, name),
                           fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
         }
-
         r = fill_execute_plan(&shared, p, runs);
         if (j->progress_done)
                 j->progress_done(j->userdata);
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
-        for (size_t i = 0; i < p->n_pools; i++) {
-                const struct plan_pool *pp = &p->pools[i];
-                struct pool_outcome o = {
-                        .after = after,
-                        .surplus_after = surplus_after,
-                        .elapsed_ns = runs[i].elapsed_ns,
-                        .threads = runs[i].threads,
-                        .rounds = runs[i].sysfs.rounds,
-                        .by_sysfs = atomic_load(&runs[i].sysfs.done),
-                        .after_drop = runs[i].sysfs.after_drop,
-                        .interrupted = runs[i].interrupted,
-                        .error = runs[i].error,
-                        .error_path = runs[i].error_what,
-                        .choice = runs[i].choice.measured && !pp->rule.forced ? &runs[i].choice : NULL,
-                };
-                char name[32], line[1024];
-
-                /* Report what the kernel says now, not what we think we did. */
-                for (size_t k = 0; k < pp->n_nodes; k++) {
-                        struct pool_counts pc;
-
-                        if (pool_read_counts(j->rootfd, t, pp->nodes[k].node, pp->page_size, &pc) >= 0) {
-                                after[k] = pool_counts_persistent(&pc);
-                                surplus_after[k] = pc.surplus;
-                        } else {
-                                after[k] = runs[i].sysfs.after[k];
-                                surplus_after[k] = pp->nodes[k].surplus;
-                        }
-                }
-                report_pool_line(line, sizeof(line), pp, &o);
-                summary_add(j, line);
-                if (j->report && log_get_max_level() >= LOG_INFO)
-                        report_pool(j->report, pp, &o);
-                failed |= runs[i].error != 0;
-                interrupted |= runs[i].interrupted;
-                if (plan_pool_obtained(pp, after) < pp->target_total && !runs[i].interrupted && !runs[i].error)
-                        shorts[n_shorts++] = pp;
-                record_pool(j, pp, &runs[i], plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent));
-                if (!plan_pool_met(pp, plan_pool_obtained(pp, after), p->min_percent)) {
-                        short_ = true;
-                        if (!runs[i].interrupted && !runs[i].error)
-                                log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below the minimum of %u%% (MinPercent=, --min)",
-                                            page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
-                                            pp->target_total, p->min_percent);
-                }
-        }
+        for (size_t i = 0; i < p->n_pools; i++)
+                report_outcome(j, t, &runs[i], p->min_percent, after, surplus_after, &tally);
         report_measured(j, p, runs, caps);
-        advise(j, shorts, n_shorts, caps->boot_alloc_threads);
+        advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */
                 (void) reserve_execute(&shared, p, reserves, j->keep_reservations);
                 if (j->progress_done)
                         j->progress_done(j->userdata);
-                report_reserves(j, reserves, p->n_reserves, &failed, &short_);
+                report_reserves(j, reserves, p->n_reserves, &tally.failed, &tally.short_);
         }
-        interrupted |= stop_requested(j->stop);
+        tally.interrupted |= stop_requested(j->stop);
         report_flush(j);
-        if (interrupted)
+        if (tally.interrupted)
                 log_error("Interrupted by signal %d (%s); pages already added stay in the pools",
                           atomic_load(&j->stop->signo), strsignal(atomic_load(&j->stop->signo)));
         fill_runs_done(runs, p->n_pools);
-        return r < 0 || failed || interrupted ? EXIT_FAIL : short_ ? EXIT_SHORT : EXIT_OK;
+        return r < 0 || tally.failed || tally.interrupted ? EXIT_FAIL : tally.short_ ? EXIT_SHORT : EXIT_OK;
 }
 
 int job_recover_journal(int rootfd) {

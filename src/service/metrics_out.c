@@ -66,15 +66,6 @@ int metrics_write_atomic(const char *path, const char *text, size_t len) {
         return write_atomic_at(dirfd, slash + 1, text, len);
 }
 
-static uint64_t size_counter(int rootfd, uint64_t page_size, const char *file) {
-        char path[160];
-        uint64_t v = 0;
-
-        (void) snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024, file);
-        (void) read_u64_at(rootfd, path, &v);
-        return v;
-}
-
 static const uint64_t *record_target(const struct fill_record *rec, uint64_t page_size, unsigned node) {
         for (size_t i = 0; rec && i < rec->n_targets; i++)
                 if (rec->targets[i].page_size == page_size && rec->targets[i].node == node)
@@ -106,7 +97,7 @@ static int collect(int rootfd, const struct topology *t, const struct fill_recor
                 uint64_t ps = t->page_sizes[s];
 
                 m->sizes[m->n_sizes++] = (struct metrics_size) { .page_size = ps,
-                                                                 .reserved = size_counter(rootfd, ps, "resv_hugepages") };
+                                                                 .reserved = pool_global_counter(rootfd, ps, "resv_hugepages") };
                 for (size_t i = 0; i < t->n_nodes; i++) {
                         struct metrics_pool *p = &m->pools[m->n_pools++];
                         struct pool_counts c = {};

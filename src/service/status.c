@@ -18,16 +18,6 @@
 #include "service/status.h"
 #include "kernel/topology.h"
 
-static uint64_t global_counter(int rootfd, uint64_t page_size, const char *file) {
-        char path[160];
-        uint64_t v = 0;
-
-        (void) snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/%s", page_size / 1024,
-                        file);
-        (void) read_u64_at(rootfd, path, &v);
-        return v;
-}
-
 static void print_pools(int rootfd, const struct topology *t, bool json) {
         if (json)
                 printf("{\"pools\": [");
@@ -40,8 +30,8 @@ static void print_pools(int rootfd, const struct topology *t, bool json) {
                 if (json)
                         printf("%s{\"page_size\": %" PRIu64 ", \"reserved\": %" PRIu64 ", \"overcommit\": %" PRIu64
                                ", \"nodes\": [",
-                               s ? ", " : "", ps, global_counter(rootfd, ps, "resv_hugepages"),
-                               global_counter(rootfd, ps, "nr_overcommit_hugepages"));
+                               s ? ", " : "", ps, pool_global_counter(rootfd, ps, "resv_hugepages"),
+                               pool_global_counter(rootfd, ps, "nr_overcommit_hugepages"));
                 for (size_t i = 0; i < t->n_nodes; i++) {
                         struct pool_counts c = {};
                         char node[16];
@@ -60,8 +50,8 @@ static void print_pools(int rootfd, const struct topology *t, bool json) {
                         printf("]}");
                 else
                         printf("%-5s %-7s reserved %" PRIu64 ", overcommit %" PRIu64 "\n", page_size_name(ps, name),
-                               "all", global_counter(rootfd, ps, "resv_hugepages"),
-                               global_counter(rootfd, ps, "nr_overcommit_hugepages"));
+                               "all", pool_global_counter(rootfd, ps, "resv_hugepages"),
+                               pool_global_counter(rootfd, ps, "nr_overcommit_hugepages"));
         }
         if (json)
                 printf("]");

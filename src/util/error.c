@@ -65,3 +65,12 @@ void error_close(struct error *e) {
         (void) snprintf(e->msg + n, sizeof(e->msg) - n, "%s... and %u more", n ? "\n" : "", e->omitted);
         e->omitted = 0;
 }
+
+int error_keep_first(int *slot, char *what_slot, size_t what_size, int r, const char *what) {
+        if (*slot || !r)
+                return r;
+        *slot = r;
+        if (what_slot && what_size)
+                (void) snprintf(what_slot, what_size, "%s", what ? what : "?");
+        return r;
+}
