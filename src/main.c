@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "service/bench.h"
+#include "util/shown.h"
 #include "service/caps.h"
 #include "settings/cmdline.h"
 #include "settings/conf.h"
@@ -325,9 +326,8 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
                 return usage_error("--check-config and --dry-run: one or the other");
         if (strlen(o->root) >= sizeof(o->root_name))
                 return usage_error("--root '%.64s...': too long", o->root);
-        strcpy(o->root_name, o->root);
-        for (size_t n = strlen(o->root_name); n > 0 && o->root_name[n - 1] == '/';)
-                o->root_name[--n] = 0;
+        shown_root_set(o->root);
+        strcpy(o->root_name, shown_root());
         return 1;
 }
 
@@ -498,7 +498,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         if (!o->dry_run && ret != EXIT_USAGE) {
                 r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
                 if (r < 0)
-                        log_warning_errno(r, "Cannot record the fill in /" LASTFILL_FILE ": %m, ignoring");
+                        log_warning_errno(r, "Cannot record the fill in %s/" LASTFILL_FILE ": %m, ignoring", shown_root());
                 metrics_after_fill(rootfd, &record, ret, config->metrics_file);
         }
         fill_record_done(&record);

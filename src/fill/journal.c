@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fill/journal.h"
+#include "util/shown.h"
 #include "fill/rundir.h"
 #include "kernel/proc.h"
 #include "util/fileio.h"
@@ -168,16 +169,16 @@ void journal_describe(const struct journal_outcome *o, char *buf, size_t size) {
                 return;
         case JOURNAL_CHANGED:
                 (void) snprintf(buf, size,
-                                "Left /%s at %" PRIu64 ": pid %d, which is gone, had set it to %" PRIu64 " (from %" PRIu64
+                                "Left %s/%s at %" PRIu64 ": pid %d, which is gone, had set it to %" PRIu64 " (from %" PRIu64
                                 "), but it was changed since",
-                                e->path, o->now, (int) e->pid, e->set, e->found);
+                                shown_root(), e->path, o->now, (int) e->pid, e->set, e->found);
                 return;
         case JOURNAL_DENIED:
         case JOURNAL_FAILED:
                 (void) snprintf(buf, size,
-                                "/%s is still %" PRIu64 " as pid %d, which is gone, set it (it was %" PRIu64
+                                "%s/%s is still %" PRIu64 " as pid %d, which is gone, set it (it was %" PRIu64
                                 "), and cannot be put back: %s%s",
-                                e->path, e->set, (int) e->pid, e->found, strerror(-o->error),
+                                shown_root(), e->path, e->set, (int) e->pid, e->found, strerror(-o->error),
                                 o->result == JOURNAL_DENIED ? " (run hpfilld status as root)" : "");
                 return;
         }

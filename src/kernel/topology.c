@@ -11,6 +11,7 @@
 #include "util/macro.h"
 #include "util/number.h"
 #include "kernel/topology.h"
+#include "util/shown.h"
 
 #define NODE_DIR "sys/devices/system/node"
 #define HUGEPAGES_DIR "sys/kernel/mm/hugepages"
@@ -20,9 +21,9 @@ static int read_list_at(int rootfd, const char *path, char **ret, struct error *
         int r = read_text_line_at(rootfd, path, FILEIO_LINE_MAX, ret);
 
         if (r == -EFBIG)
-                return error_set(e, r, "/%s: longer than %d bytes", path, FILEIO_LINE_MAX);
+                return error_set(e, r, "%s/%s: longer than %d bytes", shown_root(), path, FILEIO_LINE_MAX);
         if (r < 0 && r != -ENOENT)
-                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+                return error_set(e, r, "%s/%s: cannot read: %s", shown_root(), path, strerror(-r));
         return r;
 }
 
@@ -32,12 +33,12 @@ static int read_idlist_at(int rootfd, const char *path, unsigned **ret, size_t *
 
         r = read_list_at(rootfd, path, &buf, e);
         if (r == -ENOENT)
-                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+                return error_set(e, r, "%s/%s: cannot read: %s", shown_root(), path, strerror(-r));
         if (r < 0)
                 return r;
         r = idlist_parse(buf, ret, ret_n);
         if (r < 0)
-                return error_set(e, r, "/%s: '%s' is not an id list", path, buf);
+                return error_set(e, r, "%s/%s: '%s' is not an id list", shown_root(), path, buf);
         return 0;
 }
 
@@ -48,7 +49,7 @@ static int read_meminfo_field(int rootfd, const char *path, const char *key, uin
 
         r = read_full_file_at(rootfd, path, 64 * 1024, &text, NULL);
         if (r < 0)
-                return error_set(e, r, "/%s: cannot read: %s", path, strerror(-r));
+                return error_set(e, r, "%s/%s: cannot read: %s", shown_root(), path, strerror(-r));
         for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
                 char *p = strstr(line, key);
                 char *nl = strchr(line, '\n');
@@ -62,7 +63,7 @@ static int read_meminfo_field(int rootfd, const char *path, const char *key, uin
                         break;
                 for (; *p >= '0' && *p <= '9'; p++) {
                         if (kb > UINT64_MAX / 10 / 1024)
-                                return error_set(e, -EBADMSG, "/%s: %s is out of range", path, key);
+                                return error_set(e, -EBADMSG, "%s/%s: %s is out of range", shown_root(), path, key);
                         kb = kb * 10 + (uint64_t) (*p - '0');
                 }
                 if (strncmp(p, " kB", 3) != 0)
@@ -70,7 +71,7 @@ static int read_meminfo_field(int rootfd, const char *path, const char *key, uin
                 *ret = kb * 1024;
                 return 0;
         }
-        return error_set(e, -EBADMSG, "/%s: no valid '%s:' line", path, key);
+        return error_set(e, -EBADMSG, "%s/%s: no valid '%s:' line", shown_root(), path, key);
 }
 
 static int read_distances(int rootfd, struct topology *t, struct topo_node *n, struct error *e) {
@@ -97,12 +98,12 @@ static int read_distances(int rootfd, struct topology *t, struct topo_node *n, s
                 errno = 0;
                 d = strtoul(p, &end, 10);
                 if (end == p || errno || d > 255)
-                        return error_set(e, -EBADMSG, "/%s: '%s' is not a distance list", path, buf);
+                        return error_set(e, -EBADMSG, "%s/%s: '%s' is not a distance list", shown_root(), path, buf);
                 n->distance[i] = (unsigned) d;
                 p = end;
         }
         if (*p)
-                return error_set(e, -EBADMSG, "/%s: '%s' has more entries than online nodes", path, buf);
+                return error_set(e, -EBADMSG, "%s/%s: '%s' has more entries than online nodes", shown_root(), path, buf);
         return 0;
 }
 
@@ -115,7 +116,7 @@ static int read_page_sizes(int rootfd, struct topology *t, struct error *e) {
         if (fd < 0) {
                 if (errno == ENOENT)
                         return 0; /* kernel without hugetlb: no sizes */
-                return error_set(e, -errno, "/" HUGEPAGES_DIR ": cannot open: %m");
+                return error_set(e, -errno, "%s/" HUGEPAGES_DIR ": cannot open: %m", shown_root());
         }
         d = fdopendir(fd);
         if (!d) {
@@ -180,7 +181,7 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
         if (r < 0)
                 return r;
         if (n_online == 0)
-                return error_set(e, -EBADMSG, "/" NODE_DIR "/online: no online node");
+                return error_set(e, -EBADMSG, "%s/" NODE_DIR "/online: no online node", shown_root());
         r = read_idlist_at(rootfd, NODE_DIR "/has_memory", &memory, &n_memory, e);
         if (r < 0)
                 return r;
@@ -222,7 +223,7 @@ int topology_read(int rootfd, struct topology *ret, struct error *e) {
 
         fd = openat(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0 && errno != ENOENT)
-                return error_set(e, -errno, "/" NODE_DIR ": cannot open: %m");
+                return error_set(e, -errno, "%s/" NODE_DIR ": cannot open: %m", shown_root());
         closep(&fd);
         r = fd >= 0 ? read_numa(rootfd, &t, e) : read_flat(rootfd, &t, e);
         if (r >= 0)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan/report.h"
+#include "util/shown.h"
 
 void report_plan(FILE *f, const struct plan *p) {
         fprintf(f, "%-5s %-7s %10s %10s %11s %-7s %7s  %s\n", "SIZE", "NODE", "NOW", "TARGET", "DELTA", "METHOD",
@@ -161,8 +162,10 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                 const char *what = o->error_path ? o->error_path : "?";
 
                 /* a file below the root ("sys/..."), or a call ("MADV_POPULATE_WRITE") */
-                APPEND(", failed: %s%s: %s", strncmp(what, "sys/", 4) == 0 || strncmp(what, "proc/", 5) == 0 ? "/" : "",
-                       what, strerror(-o->error));
+                bool below_root = strncmp(what, "sys/", 4) == 0 || strncmp(what, "proc/", 5) == 0;
+
+                APPEND(", failed: %s%s%s: %s", below_root ? shown_root() : "", below_root ? "/" : "", what,
+                       strerror(-o->error));
         }
 #undef APPEND
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "service/bench.h"
+#include "util/shown.h"
 #include "service/lastfill.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
@@ -189,6 +190,7 @@ static int parse_args(struct bench *b, int argc, char *argv[]) {
                         break;
                 case ARG_ROOT:
                         b->root = optarg;
+                        shown_root_set(b->root);
                         break;
                 case ':':
                         return log_error("option '%s' needs a value", argv[optind - 1]), -EINVAL;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "fill/rundir.h"
+#include "util/shown.h"
 #include "kernel/proc.h"
 #include "service/hostlock.h"
 #include "util/clock.h"
@@ -94,15 +95,15 @@ int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop 
 
         dirfd = rundir_open(rootfd);
         if (dirfd < 0)
-                return log_error_errno(dirfd, "Cannot open /" RUNDIR ": %m");
+                return log_error_errno(dirfd, "Cannot open %s/" RUNDIR ": %m", shown_root());
         fd = openat(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
         if (fd < 0)
-                return log_error_errno(errno, "Cannot open /" RUNDIR "/" HOSTLOCK_FILE ": %m");
+                return log_error_errno(errno, "Cannot open %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
         *ret_waited = false;
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 *ret_waited = true;
                 if (errno != EWOULDBLOCK)
-                        return log_error_errno(errno, "Cannot lock /" RUNDIR "/" HOSTLOCK_FILE ": %m");
+                        return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 describe_holder(rootfd, fd, holder, sizeof(holder));
                 log_notice("Another fill is running: %s; waiting up to %u s for it to end (--lock-timeout)", holder,
                            timeout_s);
@@ -115,11 +116,11 @@ int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop 
                         return log_error_errno(r, "Interrupted by signal %d while waiting for the other fill",
                                                atomic_load(&stop->signo));
                 if (r < 0)
-                        return log_error_errno(r, "Cannot lock /" RUNDIR "/" HOSTLOCK_FILE ": %m");
+                        return log_error_errno(r, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 log_info("The other fill has ended, going on");
         }
         r = write_holder(rootfd, fd, what);
         if (r < 0)
-                log_warning_errno(r, "Cannot say who holds /" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring");
+                log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring", shown_root());
         return TAKE_FD(fd);
 }

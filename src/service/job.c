@@ -25,6 +25,7 @@
 #include "fill/journal.h"
 #include "fill/rundir.h"
 #include "kernel/topology.h"
+#include "util/shown.h"
 
 /* The report's pool lines, joined: the daemon's last STATUS= and `hpfilld status`. */
 static void summary_add(struct job *j, const char *line) {
@@ -53,7 +54,7 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
                         r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
                         if (r < 0) {
                                 (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
-                                return log_error_errno(r, "Cannot read the pool counters in /%s: %m", path);
+                                return log_error_errno(r, "Cannot read the pool counters in %s/%s: %m", shown_root(), path);
                         }
                 }
         *ret = TAKE_PTR(counts);
@@ -72,7 +73,7 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
                                 continue;
                         (void) pool_path(path, sizeof(path), t, n->node, p->pools[i].page_size, "nr_hugepages");
                         if (faccessat(rootfd, path, W_OK, 0) < 0)
-                                return log_error_errno(-errno, "Cannot write /%s: %m%s", path,
+                                return log_error_errno(-errno, "Cannot write %s/%s: %m%s", shown_root(), path,
                                                        errno == EACCES || errno == EPERM ? " (are you root?)" : "");
                 }
         return 0;
@@ -429,7 +430,7 @@ int job_recover_journal(int rootfd) {
 
         n = journal_recover(rootfd, o, ELEMENTSOF(o));
         if (n < 0)
-                return log_warning_errno(n, "Cannot read the journal in /" RUNDIR ": %m, ignoring");
+                return log_warning_errno(n, "Cannot read the journal in %s/" RUNDIR ": %m, ignoring", shown_root());
         for (int i = 0; i < n; i++) {
                 journal_describe(&o[i], line, sizeof(line));
                 if (o[i].result == JOURNAL_RESTORED || o[i].result == JOURNAL_CHANGED)

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "kernel/pool.h"
+#include "util/shown.h"
 #include "kernel/topology.h"
 #include "service/metrics_out.h"
 #include "util/fileio.h"
@@ -228,7 +229,7 @@ void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status,
         int r = metrics_fill_done(rootfd, record, exit_status);
 
         if (r < 0)
-                log_warning_errno(r, "Cannot record the fill in /" METRICS_RECORD_FILE ": %m, ignoring");
+                log_warning_errno(r, "Cannot record the fill in %s/" METRICS_RECORD_FILE ": %m, ignoring", shown_root());
         if (!*metrics_file)
                 return;
         r = metrics_write_file(rootfd, record, metrics_file);

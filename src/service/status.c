@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fill/journal.h"
+#include "util/shown.h"
 #include "util/fileio.h"
 #include "service/lastfill.h"
 #include "service/metrics_out.h"
@@ -67,7 +68,7 @@ static void print_last_fill(const char *json) {
 
         if (!lastfill_valid(json) ||
             sscanf(json, "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%n", &when, &status, &n) != 2 || !n) {
-                printf("Last fill: unreadable record (/%s is empty or partial)\n", LASTFILL_FILE);
+                printf("Last fill: unreadable record (%s/%s is empty or partial)\n", shown_root(), LASTFILL_FILE);
                 return;
         }
         t = (time_t) when;
@@ -160,6 +161,7 @@ int status_main(int argc, char *argv[]) {
                         break;
                 case 'R':
                         root = optarg;
+                        shown_root_set(root);
                         break;
                 default:
                         log_error("unknown option or missing value '%s'", argv[optind - 1]);

@@ -41,6 +41,11 @@ check "unexpected argument 'extra'" --once extra
 check "option '--drop-caches' takes no value" --once --drop-caches=yes --pool 2M:1
 check "needs a value" --once --pool
 check "--root '/nonexistent'" --once --root /nonexistent --pool 2M:1
+# with --root, a message names the path really read
+mkdir -p "$WORK/bare/proc"
+: >"$WORK/bare/proc/cmdline"
+expect_rc 1 "$HPFILLD" --once --root "$WORK/bare/" --pool 2M:1
+expect_in "$WORK/err" "$WORK/bare/proc/meminfo: cannot read"
 check "--min '9.5%': expected a percentage from 1 to 100" --once --min 9.5% --pool 2M:1
 check "--release is done on its own" --once --release vm1
 check "--release is done on its own" --release vm1 --check-config
