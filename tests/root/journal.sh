@@ -42,7 +42,7 @@ pool2m_set 0
 paused_fill
 expect_rc 0 "$HPFILLD" status
 [ "$(cat $OC)" = 60 ] && [ -f $ENTRY ] || fail "status touched a running fill's setting"
-echo go 1<>"$FIFO"
+fifo_go "$FIFO"
 wait $PID1 || fail "the paused fill failed: $(cat "$WORK/err1")"
 [ "$(cat $OC)" = 3 ] || fail "overcommit $(cat $OC) after the fill, expected 3"
 [ ! -e $ENTRY ] || fail "the journal entry outlived the fill"

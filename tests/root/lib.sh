@@ -47,8 +47,22 @@ restore_pools() {
         grep -v "^$NODES" "$SAVED" | while read -r f v; do echo "$v" >"$f" || true; done
 }
 
+# fifo_go FIFO: lets a fill paused at HPFILLD_TEST_PAUSE_FIFO go on. The write waits until the
+# fill has the FIFO open to read: "go" written before that, through a descriptor closed at
+# once, would be lost with the pipe, and the fill would wait for ever. A fill that died is a
+# failure after 30 s.
+fifo_go() {
+        timeout 30 sh -c 'echo go >"$1"' sh "$1" || fail "the paused fill did not take $1 back"
+}
+
 cleanup() {
-        local rc=$?
+        local rc=$? p
+        # what a failed or killed test left running in the background (an hpfilld paused at a
+        # FIFO, say) must not go on holding the host lock or pages
+        for p in $(jobs -p); do
+                kill -9 "$p" 2>/dev/null || true
+                wait "$p" 2>/dev/null || true
+        done
         # first what holds pages (reservation files, mounts), then the pools
         if [ -n "${EXTRA_CLEANUP:-}" ]; then eval "$EXTRA_CLEANUP" || true; fi
         if [ -n "${HOLD_PID:-}" ]; then kill "$HOLD_PID" 2>/dev/null || true; wait "$HOLD_PID" 2>/dev/null || true; fi

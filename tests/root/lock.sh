@@ -21,7 +21,7 @@ first_paused() { # hpfilld args...: the first fill, paused after its 2nd chunk, 
         [ "$line" = paused ] || fail "no rendezvous: '$line'"
 }
 resume_first() {
-        echo go 1<>"$FIFO"
+        fifo_go "$FIFO"
         local rc=0
         wait $PID1 || rc=$?
         [ "$rc" = 0 ] || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill exited $rc"; }

@@ -27,7 +27,7 @@ for sig in HUP QUIT USR1 USR2 ALRM VTALRM PROF XCPU XFSZ IO PWR RTMIN RTMAX TERM
         read -r line <"$FIFO"
         [ "$line" = paused ] || fail "$sig: no rendezvous: '$line'"
         kill -s "$sig" $pid
-        echo go 1<>"$FIFO" # read-write: never blocks, should hpfilld be gone
+        fifo_go "$FIFO"
         rc=0
         wait $pid || rc=$?
         [ "$rc" = 1 ] || { cat "$WORK/out" "$WORK/err"; fail "SIG$sig: exit $rc, expected 1"; }
@@ -48,7 +48,7 @@ pid=$!
 read -r line <"$FIFO"
 [ "$line" = paused ] || fail "SIGPIPE: no rendezvous: '$line'"
 exec 3<&- # no reader left
-echo go 1<>"$FIFO" # read-write: never blocks, should hpfilld be gone
+fifo_go "$FIFO"
 rc=0
 wait $pid || rc=$?
 [ "$rc" = 1 ] || { cat "$WORK/err"; fail "closed stdout: exit $rc, expected 1"; }

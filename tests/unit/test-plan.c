@@ -198,6 +198,7 @@ TEST(test_surplus) {
         CHECK_EQ(plan_one(&m, "2M:node0=20", false, &p, &e), 0);
         CHECK_EQ(p.pools[0].nodes[0].promote, 20);
         CHECK_EQ(plan_node_new_pages(&p.pools[0].nodes[0]), 0);
+        plan_done(&p);
 }
 
 /* A target of zero empties a pool's free pages, with --shrink only. */
