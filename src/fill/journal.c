@@ -75,9 +75,10 @@ int journal_record(int rootfd, const char *path, uint64_t found, uint64_t set) {
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0)
                 return -errno;
-        /* whole and on disk before the rename, the rename on disk before the change */
-        if (write(fd, text, (size_t) n) != n || fsync(fd) < 0 || renameat(dirfd, tmp, dirfd, name) < 0 ||
-            fsync(dirfd) < 0) {
+        /* Whole before the rename, the rename before the change. No fsync: the journal is for a
+         * fill that dies (SIGKILL, the OOM killer), whose writes the page cache keeps; a reboot
+         * empties /run and puts the kernel's settings back anyway. */
+        if (write(fd, text, (size_t) n) != n || renameat(dirfd, tmp, dirfd, name) < 0) {
                 r = errno ? -errno : -EIO;
                 (void) unlinkat(dirfd, tmp, 0);
                 return r;
@@ -94,7 +95,7 @@ int journal_forget(int rootfd, const char *path) {
                 return dirfd;
         if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
                 return -errno;
-        return fsync(dirfd) < 0 ? -errno : 0;
+        return 0;
 }
 
 /* One entry: put back, or say why not. */

@@ -59,7 +59,9 @@ static int write_holder(int rootfd, int fd, const char *what) {
                      (long long) time(NULL), what);
         if (n < 0 || (size_t) n >= sizeof(line))
                 return -E2BIG;
-        if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t) n, 0) != n)
+        /* written over, then cut to its length: a truncation to 0 first costs a journal commit
+         * on a /run that is not tmpfs */
+        if (pwrite(fd, line, (size_t) n, 0) != n || ftruncate(fd, n) < 0)
                 return -errno;
         return 0;
 }

@@ -73,7 +73,9 @@ static int write_atomically(int dirfd, const char *text, size_t len) {
                         errno = EIO;
                 goto fail;
         }
-        if (fsync(fd) < 0 || renameat(dirfd, tmp, dirfd, LASTFILL_NAME) < 0)
+        /* no fsync: /run goes with every boot, and what a process that dies wrote is in the page
+         * cache all the same; the rename alone makes the record whole or the old one */
+        if (renameat(dirfd, tmp, dirfd, LASTFILL_NAME) < 0)
                 goto fail;
         return 0;
 fail:

@@ -21,7 +21,10 @@
 /* @text to DIRFD/@name through a temp file renamed over it: a reader (node_exporter's textfile
  * collector, `hpfilld status`) sees the old text or the new, never half of one. The temp name
  * starts with a dot and ends in .tmp, which the textfile collector (*.prom) does not read. */
-static int write_atomic_at(int dirfd, const char *name, const char *text, size_t len) {
+/* @durable: fsync before the rename, for a file that outlives a reboot (MetricsFile=); what is
+ * under /run goes with every boot, and a process that dies leaves its writes in the page cache
+ * all the same, so a record there needs none. */
+static int write_atomic_at(int dirfd, const char *name, const char *text, size_t len, bool durable) {
         _cleanup_(closep) int fd = -1;
         char tmp[NAME_MAX + 1];
         int r = 0;
@@ -41,7 +44,7 @@ static int write_atomic_at(int dirfd, const char *name, const char *text, size_t
                         done += (size_t) k;
         }
         /* readable by everyone whatever the umask; on disk before it replaces the old one */
-        if (r == 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
+        if (r == 0 && (fchmod(fd, 0644) < 0 || (durable && fsync(fd) < 0)))
                 r = -errno;
         if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
                 r = -errno;
@@ -64,7 +67,7 @@ int metrics_write_atomic(const char *path, const char *text, size_t len) {
         dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dirfd < 0)
                 return -errno;
-        return write_atomic_at(dirfd, slash + 1, text, len);
+        return write_atomic_at(dirfd, slash + 1, text, len, true);
 }
 
 static const uint64_t *record_target(const struct fill_record *rec, uint64_t page_size, unsigned node) {
@@ -186,7 +189,7 @@ static int record_write(int rootfd, const struct fill_record *rec) {
         r = fill_record_write(f, rec);
         if (fclose(f) != 0 && r >= 0)
                 r = -EIO;
-        return r < 0 ? r : write_atomic_at(dirfd, strrchr(METRICS_RECORD_FILE, '/') + 1, text, len);
+        return r < 0 ? r : write_atomic_at(dirfd, strrchr(METRICS_RECORD_FILE, '/') + 1, text, len, false);
 }
 
 int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status) {
