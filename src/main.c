@@ -46,7 +46,6 @@ struct options {
         bool once, dry_run, check_config;
         const char *config; /* --config: this file instead of the default ones */
         const char *root;   /* --root */
-        char root_name[PATH_MAX]; /* what messages show before a path below the root: "" for / */
         struct config cli;  /* settings, --pool and --reserve */
         char **release;     /* --release NAME... */
         size_t n_release;
@@ -324,10 +323,9 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
                                    "--check-config or fill settings with it");
         if (o->check_config && o->dry_run)
                 return usage_error("--check-config and --dry-run: one or the other");
-        if (strlen(o->root) >= sizeof(o->root_name))
+        if (strlen(o->root) >= PATH_MAX)
                 return usage_error("--root '%.64s...': too long", o->root);
         shown_root_set(o->root);
-        strcpy(o->root_name, shown_root());
         return 1;
 }
 
@@ -394,16 +392,16 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         if (o->config)
                 r = config_load_file(c, AT_FDCWD, o->config, o->config, e);
         else
-                r = config_load_default(c, rootfd, o->root_name, e);
+                r = config_load_default(c, rootfd, shown_root(), e);
         if (r < 0)
                 return r;
         /* as long as the kernel lets it be (COMMAND_LINE_SIZE, bootconfig): no limit of ours */
-        r = read_full_file_at(rootfd, "proc/cmdline", CMDLINE_MAX, &cmdline, NULL);
+        r = read_full_file_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline, NULL);
         if (r == -EFBIG)
-                return error_set(e, r, "%s/proc/cmdline: longer than %d bytes", o->root_name, CMDLINE_MAX);
+                return error_set(e, r, "%s/proc/cmdline: longer than %d bytes", shown_root(), FILEIO_LINE_MAX);
         if (r < 0 && r != -ENOENT)
                 log_warning_errno(r, "Cannot read %s/proc/cmdline: %m, ignoring the kernel command line",
-                                  o->root_name);
+                                  shown_root());
         if (r >= 0) {
                 r = cmdline_apply(cmdline, c, e);
                 if (r < 0)
@@ -452,9 +450,9 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
         if (o->config)
                 fputs(o->config, f);
         else {
-                fprintf(f, "%s/" CONFIG_MAIN_FILE ", *.conf in", o->root_name);
+                fprintf(f, "%s/" CONFIG_MAIN_FILE ", *.conf in", shown_root());
                 for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                        fprintf(f, " %s/%s%s", o->root_name, dirs[i], i + 1 < ELEMENTSOF(dirs) ? "," : "");
+                        fprintf(f, " %s/%s%s", shown_root(), dirs[i], i + 1 < ELEMENTSOF(dirs) ? "," : "");
         }
         fputs(", the kernel command line and the options", f);
         (void) fclose(f); /* a name too long for @buf is cut */

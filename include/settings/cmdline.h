@@ -4,9 +4,6 @@
 
 #include "settings/conf.h"
 
-/* /proc/cmdline is read whole up to this: COMMAND_LINE_SIZE is 2-4 KiB, bootconfig adds more. */
-#define CMDLINE_MAX (1024 * 1024)
-
 /* Applies the hpfilld.* words of @cmdline to @c: hpfilld.pool=SIZE:AMOUNT (repeatable; any
  * replaces the configuration's pools), hpfilld.mode=, hpfilld.threads=, hpfilld.min=,
  * hpfilld.shrink=, hpfilld.drop_caches=. Words after "--" are init's. An unknown hpfilld.* word or a bad value is
