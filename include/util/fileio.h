@@ -24,5 +24,13 @@ int read_line_at(int dirfd, const char *path, char *buf, size_t size);
 int read_u64_at(int dirfd, const char *path, uint64_t *ret);
 /* Writes "@v\n" in one write(); sysfs takes the value whole or not at all. */
 int write_u64_at(int dirfd, const char *path, uint64_t v);
-/* Writes a short string in one write(). */
+/* Writes a short string in one write() to the kernel attribute @path (open_attr_at()). */
 int write_string_at(int dirfd, const char *path, const char *s);
+/* Opens the kernel attribute (sysfs, /proc/sys) @path for writing, as it is: never created
+ * (missing: -ENOENT), never truncated, a symbolic link in its place refused (-ELOOP, not
+ * followed: a tree under --root may be others'), and anything but a regular file (a FIFO, a
+ * device) refused at once (-EBADFD or -ENXIO, never waited on). Returns the fd. */
+int open_attr_at(int dirfd, const char *path);
+/* What to say of an error of open_attr_at() that is not the system's own: the refusals; NULL
+ * for the others (use %m). */
+const char *attr_error_reason(int error);

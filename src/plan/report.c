@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan/report.h"
+#include "util/fileio.h"
 #include "util/shown.h"
 
 void report_plan(FILE *f, const struct plan *p) {
@@ -165,7 +166,7 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
                 bool below_root = strncmp(what, "sys/", 4) == 0 || strncmp(what, "proc/", 5) == 0;
 
                 APPEND(", failed: %s%s%s: %s", below_root ? shown_root() : "", below_root ? "/" : "", what,
-                       strerror(-o->error));
+                       attr_error_reason(o->error) ?: strerror(-o->error));
         }
 #undef APPEND
 }

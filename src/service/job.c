@@ -8,6 +8,7 @@
 #include "config.h"
 #include "plan/advise.h"
 #include "util/clock.h"
+#include "util/fileio.h"
 #include "plan/budget.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
@@ -61,9 +62,12 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
         return 0;
 }
 
-/* Every file the fill will write must be writable before the first write: all or nothing. */
+/* Every file the fill will write must be writable before the first write: all or nothing.
+ * Opened as the write will open it (open_attr_at()): a symbolic link or a FIFO in the place of
+ * an attribute is refused here, before anything changed. */
 static int check_writable(int rootfd, const struct topology *t, const struct plan *p) {
         char path[160];
+        int fd;
 
         for (size_t i = 0; i < p->n_pools; i++)
                 for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
@@ -72,9 +76,16 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
                         if (n->action != PLAN_GROW && n->action != PLAN_SHRINK)
                                 continue;
                         (void) pool_path(path, sizeof(path), t, n->node, p->pools[i].page_size, "nr_hugepages");
-                        if (faccessat(rootfd, path, W_OK, 0) < 0)
-                                return log_error_errno(-errno, "Cannot write %s/%s: %m%s", shown_root(), path,
-                                                       errno == EACCES || errno == EPERM ? " (are you root?)" : "");
+                        fd = open_attr_at(rootfd, path);
+                        if (fd >= 0) {
+                                close(fd);
+                                continue;
+                        }
+                        if (attr_error_reason(fd))
+                                return log_error_errno(fd, "Cannot write %s/%s: %s", shown_root(), path,
+                                                       attr_error_reason(fd));
+                        return log_error_errno(fd, "Cannot write %s/%s: %m%s", shown_root(), path,
+                                               fd == -EACCES || fd == -EPERM ? " (are you root?)" : "");
                 }
         return 0;
 }

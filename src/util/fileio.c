@@ -4,7 +4,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -116,21 +119,61 @@ int read_u64_at(int dirfd, const char *path, uint64_t *ret) {
         return r < 0 ? -EBADMSG : 0;
 }
 
+int open_attr_at(int dirfd, const char *path) {
+        _cleanup_(closep) int fd = -1;
+        struct stat st;
+
+        fd = openat(dirfd, path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        return TAKE_FD(fd);
+}
+
+/* sysfs and procfs take each write() whole at offset 0 (kernfs_fop_write_iter(),
+ * proc_sys_call_handler()); a fake tree of the tests is a plain file system, where what was
+ * there before is cut to what was written, so that it reads back as the kernel's would. */
+static int cut_fake_attr(int fd, size_t len) {
+        struct statfs sfs;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return -errno;
+        if (sfs.f_type == SYSFS_MAGIC || sfs.f_type == PROC_SUPER_MAGIC)
+                return 0;
+        return ftruncate(fd, (off_t) len) < 0 ? -errno : 0;
+}
+
 int write_string_at(int dirfd, const char *path, const char *s) {
         _cleanup_(closep) int fd = -1;
         size_t len = strlen(s);
         ssize_t n;
 
-        /* O_TRUNC matters only for the fake trees of the tests; sysfs ignores it. */
-        fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_TRUNC);
+        fd = open_attr_at(dirfd, path);
         if (fd < 0)
-                return -errno;
+                return fd;
         do
                 n = write(fd, s, len);
         while (n < 0 && errno == EINTR);
         if (n < 0)
                 return -errno;
-        return (size_t) n == len ? 0 : -EIO;
+        if ((size_t) n != len)
+                return -EIO;
+        return cut_fake_attr(fd, len);
+}
+
+const char *attr_error_reason(int error) {
+        switch (error) {
+        case -ELOOP:
+                return "a symbolic link, not a kernel attribute: refused";
+        case -EBADFD:
+        case -ENXIO:
+                return "not a regular file, not a kernel attribute: refused";
+        default:
+                return NULL;
+        }
 }
 
 int write_u64_at(int dirfd, const char *path, uint64_t v) {

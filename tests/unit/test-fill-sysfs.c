@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The sysfs method against fake trees (real file I/O) and a simulated kernel (shortfalls, retries). */
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <signal.h>
 
 #include "config.h"
@@ -9,6 +11,7 @@
 #include "fill/fill.h"
 #include "fill/fill_sysfs.h"
 #include "test.h"
+#include "util/fileio.h"
 
 #define MB (UINT64_C(1) << 20)
 
@@ -184,6 +187,38 @@ TEST(test_fake_tree_missing_file) {
         CHECK_STR_CONTAINS(f.error_path, "node1/hugepages/hugepages-2048kB/nr_hugepages");
         CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 4);
         sysfs_fill_done(&f);
+        teardown(&s);
+}
+
+/* The write itself refuses what is not an attribute, whatever checked before: a symbolic link to
+ * a file outside the tree is not followed, a FIFO not waited on, a missing file not created. */
+TEST(test_fake_tree_not_an_attribute) {
+        const char *node1 = "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages";
+        struct fake_root outside;
+        struct setup s;
+        struct sysfs_fill f;
+        char target[300];
+
+        setup(&s, 2, "2M:8", false);
+        fake_root_new(&outside);
+        fake_write(&outside, "counter", "0\n");
+        (void) snprintf(target, sizeof(target), "%s/counter", outside.path);
+        CHECK_EQ(unlinkat(s.r.fd, node1, 0), 0);
+        CHECK_EQ(symlinkat(target, s.r.fd, node1), 0);
+        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+        sysfs_fill_run(&f);
+        CHECK_EQ(f.error, -ELOOP);
+        CHECK_STR_CONTAINS(f.error_path, "node1/hugepages/hugepages-2048kB/nr_hugepages");
+        CHECK_EQ(fake_read_u64(&outside, "counter"), 0);
+        sysfs_fill_done(&f);
+
+        CHECK_EQ(unlinkat(s.r.fd, node1, 0), 0);
+        CHECK_EQ(mkfifoat(s.r.fd, node1, 0644), 0);
+        CHECK_EQ(write_u64_at(s.r.fd, node1, 4), -ENXIO);
+        CHECK_EQ(unlinkat(s.r.fd, node1, 0), 0);
+        CHECK_EQ(write_u64_at(s.r.fd, node1, 4), -ENOENT);
+        CHECK(faccessat(s.r.fd, node1, F_OK, AT_SYMLINK_NOFOLLOW) < 0);
+        fake_root_free(&outside);
         teardown(&s);
 }
 
@@ -540,6 +575,7 @@ int main(void) {
         RUN(test_fake_tree_surplus);
         RUN(test_fake_tree_shrink);
         RUN(test_fake_tree_missing_file);
+        RUN(test_fake_tree_not_an_attribute);
         RUN(test_stop_before_start);
         RUN(test_retry_after_compaction);
         RUN(test_drop_caches_when_dry);

@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Writes under --root go to the attributes as they are: a fill of a fake tree (a plain directory,
+# nothing of the host's) writes its counters; a symbolic link or a FIFO in the place of one is
+# refused before the first write (exit status 1, the path and the reason in the message), and
+# the file the link points to, outside the tree, is never written.
+set -eu
+: "${HPFILLD:?}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# a machine of two nodes with 4 GiB each, 2M pages; node0 holds 16 pages already
+tree() {
+        rm -rf "$work/t"
+        n=$work/t/sys/devices/system/node
+        for i in 0 1; do
+                p=$n/node$i/hugepages/hugepages-2048kB
+                mkdir -p "$p"
+                echo "$((2 * i))-$((2 * i + 1))" >"$n/node$i/cpulist"
+                printf 'Node %s MemTotal:       4194304 kB\nNode %s MemFree:        4000000 kB\n' $i $i >"$n/node$i/meminfo"
+                [ $i = 0 ] && echo "10 20" >"$n/node$i/distance" || echo "20 10" >"$n/node$i/distance"
+                : >"$n/node$i/compact"
+                for f in nr_hugepages free_hugepages surplus_hugepages; do echo 0 >"$p/$f"; done
+        done
+        echo 16 >"$n/node0/hugepages/hugepages-2048kB/nr_hugepages"
+        echo 16 >"$n/node0/hugepages/hugepages-2048kB/free_hugepages"
+        echo 0-1 >"$n/online"
+        echo 0-1 >"$n/has_memory"
+        echo 0-3 >"$n/has_cpu"
+        mkdir -p "$work/t/sys/kernel/mm/hugepages/hugepages-2048kB" "$work/t/proc"
+        echo 16 >"$work/t/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+        : >"$work/t/proc/cmdline"
+}
+attr() { echo "$work/t/sys/devices/system/node/node$1/hugepages/hugepages-2048kB/nr_hugepages"; }
+# a file's bytes, its newlines as '|'
+bytes() { tr '\n' '|' <"$1"; }
+fill() {
+        rc=0
+        timeout 20 "$HPFILLD" --once --root "$work/t" --mode sysfs --shrink --pool "$1" >"$work/out" 2>"$work/err" || rc=$?
+}
+
+# a plain fill: each counter reads back as the kernel's would (16 cut down to 4, not "4\n6")
+tree
+fill 2M:node0=4,node1=10
+[ "$rc" = 0 ] || bad "the fill of the fake tree exited $rc: $(cat "$work/err")"
+[ "$(bytes "$(attr 0)")" = "4|" ] || bad "node0 reads '$(bytes "$(attr 0)")' after the fill, not 4"
+[ "$(bytes "$(attr 1)")" = "10|" ] || bad "node1 reads '$(bytes "$(attr 1)")' after the fill, not 10"
+echo "ok: a fill of a fake tree: node0 $(cat "$(attr 0)"), node1 $(cat "$(attr 1)")"
+
+# an attribute that is a symbolic link to a file outside the tree (a counter, so that the reads
+# before the plan pass and the write is what refuses it)
+tree
+echo 7 >"$work/outside"
+rm "$(attr 1)"
+ln -s "$work/outside" "$(attr 1)"
+fill 2M:node0=4,node1=10
+[ "$rc" = 1 ] || bad "a symbolic link as node1's nr_hugepages: exit $rc, expected 1"
+grep -qF "hpfilld: Cannot write $(attr 1): a symbolic link, not a kernel attribute: refused" "$work/err" ||
+        bad "the message does not name the link: $(cat "$work/err")"
+[ "$(cat "$work/outside")" = 7 ] || bad "the file outside the tree was written: '$(cat "$work/outside")'"
+[ "$(cat "$(attr 0)")" = 16 ] || bad "node0 was written before the refusal: $(cat "$(attr 0)")"
+echo "ok: a symbolic link in place of an attribute: $(cat "$work/err")"
+
+# a FIFO in its place: refused at once, not waited on (timeout 20 would end it: 124); the read
+# of the counters before the plan finds it holds no number
+tree
+rm "$(attr 1)"
+mkfifo "$(attr 1)"
+fill 2M:node0=4,node1=10
+[ "$rc" = 1 ] || bad "a FIFO as node1's nr_hugepages: exit $rc, expected 1"
+grep -qF "hpfilld: Cannot read the pool counters in $(dirname "$(attr 1)")/: Bad message" "$work/err" ||
+        bad "the message does not name the FIFO's directory: $(cat "$work/err")"
+[ "$(cat "$(attr 0)")" = 16 ] || bad "node0 was written before the refusal: $(cat "$(attr 0)")"
+echo "ok: a FIFO in place of an attribute: $(cat "$work/err")"
+
+# a missing attribute is an error, never created
+tree
+rm "$(attr 1)"
+fill 2M:node0=4,node1=10
+[ "$rc" != 0 ] || bad "a missing nr_hugepages: exit 0"
+[ ! -e "$(attr 1)" ] || bad "the missing nr_hugepages was created"
+echo "ok: a missing attribute: exit $rc: $(head -n 1 "$work/err")"
+
+[ "$fails" = 0 ] || exit 1
+echo PASS
