@@ -37,15 +37,21 @@ static const struct plan_node *node_of_pool(const struct plan_pool *pp, size_t n
         return NULL;
 }
 
-/* Pages of size @si on node @idx once the plan is done. */
+/* Pages of size @si on node @idx once the plan is done, counting what the kernel cannot give
+ * back: surplus pages in use stay until freed (a growth makes only @promote of them
+ * persistent), and a shrink frees free pages only (set_max_huge_pages() removes free pages
+ * while the pool is above its count, then turns the rest into surplus). */
 static uint64_t pages_after(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
                             size_t si, size_t idx, bool *grows) {
         const struct plan_node *pn = node_of_pool(pool_of_size(p, t->page_sizes[si]), idx);
+        const struct pool_counts *c = &counts[si * t->n_nodes + idx];
 
-        if (!pn || pn->action == PLAN_LARGER)
-                return counts[si * t->n_nodes + idx].nr;
-        *grows |= pn->action == PLAN_GROW;
-        return pn->target;
+        if (!pn || pn->action == PLAN_LARGER || pn->action == PLAN_KEEP)
+                return c->nr;
+        if (pn->action == PLAN_SHRINK)
+                return MAX(pn->target + pn->surplus, c->nr - MIN(c->free, c->nr));
+        *grows = true;
+        return pn->target + (pn->surplus - pn->promote);
 }
 
 int plan_check_budget(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
