@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Every rejected input: exit status 2, a message naming the bad value, the host's pools unchanged.
+# Every rejected input: exit status 2 (or the one its row says), a message naming the bad value,
+# the host's pools unchanged; inputs that others shape (mount tables, files, the kernel command
+# line), each with where it is tested.
 . "$(dirname "$0")/lib.sh"
 
 pool2m_set 2
@@ -77,4 +79,78 @@ check "$conf:1: node77 does not exist" --once --config "$conf"
 check "$WORK/x\\\\012READY=1.conf: cannot read" --once --config "$WORK/x
 READY=1.conf"
 [ "$(wc -l <"$WORK/err")" = 1 ] || fail "a newline in a file name split the log record: $(cat "$WORK/err")"
+# Inputs others shape. Each row: its exit status, the message naming the input, the pools and
+# the files unchanged. The rows whose setup lives with their feature are tested there:
+#   a drop-in masked by a symlink to /dev/null, or by an empty file: skipped, masking its
+#     namesake, not an error (config.sh)
+#   a FIFO as --config and as a drop-in: exit 2 at once under timeout, naming it (config.sh)
+#   a kernel command line longer than a page, and longer than the cap, below --root (config.sh)
+#   a user's 0777 hpfilld/ on a 1777 hugetlbfs mount: exit 1, the reservation refused naming the
+#     directory and its owner, nothing made in it; --release leaves it alone (reserve-shared.sh)
+#   Owner=/Group= names not known here: exit 1, that reservation alone fails, naming the
+#     setting, the others are made (reserve.sh)
+#   a symbolic link or a FIFO in place of a pool counter below --root: exit 1, naming it, the
+#     file it points to unchanged (tests/unit/root-writes.sh)
+# The rows below run hpfilld in a mount namespace of its own, where nothing else is seen: the
+# mounts and the /proc/cmdline put there go with it.
+command -v unshare >/dev/null || { echo "SKIP: no unshare for the namespace rows"; exit 77; }
+first=$(mem_nodes | cut -d' ' -f1)
+export WORK
+
+# in_ns WANT WORDS SETUP AFTER HPFILLD-ARGS...: in a new mount namespace with no hugetlbfs mount,
+# SETUP (bash), hpfilld, then AFTER (what was left, while the namespace's mounts are there)
+in_ns() {
+        local want=$1 words=$2 setup=$3 after=$4
+        shift 4
+        expect_rc "$want" timeout 60 unshare -m --propagation private bash -c \
+                "set -e; umount -a -t hugetlbfs; $setup; rc=0; \"\$@\" || rc=\$?; $after; exit \$rc" \
+                in_ns "$HPFILLD" "$@"
+        expect_in "$WORK/err" "$words"
+        [ "$(snapshot)" = "$before" ] || fail "'$*' changed the pools"
+}
+
+# a hugetlbfs mount whose path holds a newline (\012 in the mount table): not taken, and no
+# line of its own reaches the log (a forged READY=1)
+ODD="$WORK/mnt
+READY=1"
+mkdir -p "$ODD"
+export ODD
+in_ns 2 "^hpfilld: --reserve vm1:2M:4@$first: no hugetlbfs mount for 2M pages" \
+        'mount -t hugetlbfs -o pagesize=2M,mode=1777 none "$ODD"; grep -q "mnt.012READY=1 hugetlbfs" /proc/self/mounts' \
+        'ls -A "$ODD" >"$WORK/left"' --once --reserve "vm1:2M:4@$first"
+! grep -q '^READY=1' "$WORK/err" "$WORK/out" || fail "a mount path's newline made a line of its own"
+[ "$(wc -l <"$WORK/err")" = 1 ] || fail "more than one message: $(cat "$WORK/err")"
+[ ! -s "$WORK/left" ] || fail "the reservation was made below the odd mount: $(cat "$WORK/left")"
+
+# a user's mount (tmpfs, mode 0777: a FUSE mount would do) at a path whose escaped text is 4095
+# (hpfilld's old field width) or 4096 (libhugetlbfs's) characters, then "hugetlbfs": one field,
+# the path, however long; its type is tmpfs
+long_path() { # DIR WIDTH: a path below DIR, escaped to WIDTH characters then "hugetlbfs"
+        local p=$1 esc=${#1}
+        while [ $((esc + 241)) -le $(($2 - 40)) ]; do
+                p="$p/$(printf '%60s' '')" # 60 spaces: 240 characters as \040
+                esc=$((esc + 241))
+        done
+        printf '%s/%shugetlbfs' "$p" "$(printf '%*s' $(($2 - esc - 1)) '' | tr ' ' a)"
+}
+for width in 4095 4096; do
+        LONG=$(long_path "$WORK/long$width" $width)
+        mkdir -p "$LONG"
+        export LONG width
+        in_ns 2 "^hpfilld: --reserve vm1:2M:4@$first: no hugetlbfs mount for 2M pages" \
+                'mount -t tmpfs -o mode=0777 none "$LONG"
+                 awk -v w="$width" '"'"'$3 == "tmpfs" && length($2) == w + 9 && substr($2, w + 1) == "hugetlbfs" { f = 1 } END { exit !f }'"'"' /proc/self/mounts' \
+                'ls -A "$LONG" >"$WORK/left"' --once --reserve "vm1:2M:4@$first"
+        [ ! -s "$WORK/left" ] || fail "the reservation was made in the user's mount: $(cat "$WORK/left")"
+done
+
+# the kernel command line itself (bind-mounted over /proc/cmdline) longer than a page: read
+# whole, its hpfilld.pool= counts (here a bad one, so nothing changes); beyond the cap: said
+{ for i in $(seq 1 700); do printf 'option%s=value ' "$i"; done; echo "hpfilld.pool=2M:node$first=0"; } \
+        >"$WORK/cmdline"
+[ "$(stat -c %s "$WORK/cmdline")" -gt 8192 ] || fail "the long command line is short"
+in_ns 2 "^hpfilld: kernel command line: hpfilld.pool=2M:node$first=0: a target of zero" \
+        'mount --bind "$WORK/cmdline" /proc/cmdline' ':' --once
+head -c $((1024 * 1024 + 10)) /dev/zero | tr '\0' x >"$WORK/cmdline"
+in_ns 2 "^hpfilld: /proc/cmdline: longer than 1048576 bytes" 'mount --bind "$WORK/cmdline" /proc/cmdline' ':' --once
 echo PASS
