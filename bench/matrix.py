@@ -10,7 +10,8 @@ in a QEMU/TCG guest (bench/vm-cell.sh: one node, 2 CPUs): init_on_alloc=1 (Debia
 the kernel really zeroes at allocation there) with HVO off and with hugetlb_free_vmemmap=on;
 TCG's times are not a host's, their ratios are what counts. In each cell: echo > nr_hugepages, hugeadm,
 hpfilld --mode sysfs, --mode fault at 1, 2 and 4 threads per node, and auto (no --mode); each a
-process timed from fork to exit, interleaved, medians and ratios to the cell's fastest. HVO, the
+process timed from fork to exit, interleaved, medians and ratios to the cell's fastest; the goal
+line compares auto with the fastest of the methods it chooses from (sysfs, fault). HVO, the
 pool and its overcommit are put back as found. Needs root; run it under the host lock:
     flock /tmp/hpfilld-host.lock bench/matrix.py [--size 256M] [--runs 5] [--vm]
 """
@@ -118,9 +119,13 @@ def print_matrix(args, pages, results, picks, hvo_found):
     print("%-10s" % "auto pick" + "".join("%24s" % picks[c] for c in cells))
     ok = True
     for c in cells:
-        ratio = statistics.median(results[c]["auto"]) / best[c]
-        ok &= ratio <= GOAL
-        print("%s: auto %.2fx the fastest method (goal %.2fx): %s" % (c, ratio, GOAL, "met" if ratio <= GOAL else "MISSED"))
+        # the goal is about auto's choice: the fastest of the methods it chooses from (hpfilld's
+        # own, same process start-up and bookkeeping); echo and hugeadm are shown beside it
+        method = min(statistics.median(results[c][n]) for n in names if n == "sysfs" or n.startswith("fault-"))
+        auto = statistics.median(results[c]["auto"])
+        ok &= auto / method <= GOAL
+        print("%s: auto %.2fx the fastest method (goal %.2fx): %s; %.2fx the fastest tool" %
+              (c, auto / method, GOAL, "met" if auto / method <= GOAL else "MISSED", auto / best[c]))
     return ok
 
 
