@@ -499,7 +499,10 @@ int job_run(struct job *j, const struct config *c) {
         }
         if (read_all_counts(j->rootfd, &topo, &counts) < 0)
                 goto out;
-        kernel_caps_read(j->rootfd, j->host, &caps);
+        kernel_caps_read(j->rootfd, j->host,
+                         c->cmdline_ioa == CONFIG_CMDLINE_UNREAD  ? KERNEL_CAPS_CMDLINE_UNREAD
+                         : c->cmdline_ioa == CONFIG_CMDLINE_IOA_ON ? 1
+                         : c->cmdline_ioa == CONFIG_CMDLINE_IOA_OFF ? 0 : -1, &caps);
         r = plan_build(&topo, counts, c, &caps, &plan, &e);
         if (r < 0) {
                 log_error_errno(r, "%s", e.msg);
