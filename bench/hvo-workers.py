@@ -19,6 +19,7 @@ HVO = "/proc/sys/vm/hugetlb_optimize_vmemmap"
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--hpfilld", default=benchlib.HPFILLD)
     ap.add_argument("--pages", type=int, default=64)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
@@ -32,17 +33,17 @@ def main():
         print("HVO on, %d pages of 2 MiB, median of %d" % (args.pages, args.runs))
         print("%-28s %10s" % ("arrangement", "median ms"))
         for how in ("shared", "sep", "proc"):
-            for w in (1, 2, 4, 8, 16):
+            for w in (w for w in (1, 2, 4, 8, 16) if w <= args.pages):  # a worker maps one page at least
                 ts = []
                 for _ in range(args.runs):
                     benchlib.write("nr_hugepages", 0)
                     ts.append(benchlib.timed([prog, how, str(args.pages), str(w)]))
                 print("%-28s %10.1f" % ("%s, %d workers" % (how, w), statistics.median(ts) * 1e3))
-        for t in ("1", "2", "4", "8", "16"):
+        for t in (str(t) for t in (1, 2, 4, 8, 16) if t <= args.pages):
             ts = []
             for _ in range(args.runs):
                 benchlib.write("nr_hugepages", 0)
-                ts.append(benchlib.timed([benchlib.HPFILLD, "--once", "-q", "--mode", "fault", "-t", t,
+                ts.append(benchlib.timed([args.hpfilld, "--once", "-q", "--mode", "fault", "-t", t,
                                           "--pool", "2M:%d" % args.pages]))
             print("%-28s %10.1f" % ("hpfilld -t %s" % t, statistics.median(ts) * 1e3))
 

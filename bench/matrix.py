@@ -5,11 +5,15 @@
 Cells: HVO (vm.hugetlb_optimize_vmemmap) off and on, times init_on_alloc as this host's kernel
 command line has it and as a Debian host has it (init_on_alloc=1, shown to every tool through
 /proc/cmdline bind-mounted in a private mount namespace: the kernel still does not zero at
-allocation, only what hpfilld reads changes). In each cell: echo > nr_hugepages, hugeadm,
+allocation, only what hpfilld reads changes). With --vm, two more cells from Debian's 6.1 kernel
+in a QEMU/TCG guest (bench/vm-cell.sh: one node, 2 CPUs): init_on_alloc=1 (Debian's default,
+the kernel really zeroes at allocation there) with HVO off and with hugetlb_free_vmemmap=on;
+TCG's times are not a host's, their ratios are what counts. In each cell: echo > nr_hugepages, hugeadm,
 hpfilld --mode sysfs, --mode fault at 1, 2 and 4 threads per node, and auto (no --mode); each a
-process timed from fork to exit, interleaved, medians and ratios to the cell's fastest. HVO, the
+process timed from fork to exit, interleaved, medians and ratios to the cell's fastest; the goal
+line compares auto with the fastest of the methods it chooses from (sysfs, fault). HVO, the
 pool and its overcommit are put back as found. Needs root; run it under the host lock:
-    flock /tmp/hpfilld-host.lock bench/matrix.py [--size 256M] [--runs 5]
+    flock /tmp/hpfilld-host.lock bench/matrix.py [--size 256M] [--runs 5] [--vm]
 """
 import argparse
 import os
@@ -22,6 +26,8 @@ import tempfile
 import benchlib
 
 GOAL = 1.10  # auto within this much of the cell's fastest method
+VM_CELLS = (("VM 6.1, init_on_alloc=1", "init_on_alloc=1"),
+            ("VM 6.1, ioa=1, HVO on", "init_on_alloc=1 hugetlb_free_vmemmap=on"))
 
 
 def tools_for(args, pages, wrap):
@@ -44,6 +50,25 @@ def auto_pick(args, pages, wrap):
     return line.split("(", 1)[1].split(",", 1)[0] if "(" in line else "?"
 
 
+def vm_cell(args, pages, append):
+    """One VM cell: {tool: [seconds]} and auto's pick, from bench/vm-cell.sh's lines."""
+    cell = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm-cell.sh")
+    env = dict(os.environ, HPFILLD=os.path.abspath(args.hpfilld))
+    r = subprocess.run([cell, append, str(pages), str(args.runs), str(args.warmup), ",".join(map(str, args.threads))],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("bench/vm-cell.sh '%s' failed (%d):\n%s" % (append, r.returncode, r.stderr[-3000:]))
+    times, pick = {}, "?"
+    for line in r.stdout.splitlines():
+        what, rest = line.split(" ", 1)
+        if what == "time":
+            tool, ms = rest.split()
+            times.setdefault(tool, []).append(float(ms) / 1e3)
+        elif what == "pick" and "(" in rest:
+            pick = rest.split("(", 1)[1].split(",", 1)[0]
+    return times, pick
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hpfilld", default=benchlib.HPFILLD)
@@ -51,6 +76,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5, help="runs per tool and cell (default 5)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed warm-up fills per cell (default 1)")
     ap.add_argument("--threads", default="1,2,4", help="fault thread counts (default 1,2,4)")
+    ap.add_argument("--vm", action="store_true", help="add the cells of Debian's 6.1 kernel in QEMU/TCG guests")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     benchlib.check_host()
@@ -71,6 +97,9 @@ def main():
                 print("%s ..." % cell, file=sys.stderr, flush=True)
                 results[cell] = benchlib.run_interleaved(tools_for(args, pages, wrap), pages, args.runs, args.warmup)
                 picks[cell] = auto_pick(args, pages, wrap)
+    for cell, append in VM_CELLS if args.vm else ():
+        print("%s ..." % cell, file=sys.stderr, flush=True)
+        results[cell], picks[cell] = vm_cell(args, pages, append)
     print_matrix(args, pages, results, picks, hvo_found)
 
 
@@ -90,9 +119,13 @@ def print_matrix(args, pages, results, picks, hvo_found):
     print("%-10s" % "auto pick" + "".join("%24s" % picks[c] for c in cells))
     ok = True
     for c in cells:
-        ratio = statistics.median(results[c]["auto"]) / best[c]
-        ok &= ratio <= GOAL
-        print("%s: auto %.2fx the fastest method (goal %.2fx): %s" % (c, ratio, GOAL, "met" if ratio <= GOAL else "MISSED"))
+        # the goal is about auto's choice: the fastest of the methods it chooses from (hpfilld's
+        # own, same process start-up and bookkeeping); echo and hugeadm are shown beside it
+        method = min(statistics.median(results[c][n]) for n in names if n == "sysfs" or n.startswith("fault-"))
+        auto = statistics.median(results[c]["auto"])
+        ok &= auto / method <= GOAL
+        print("%s: auto %.2fx the fastest method (goal %.2fx): %s; %.2fx the fastest tool" %
+              (c, auto / method, GOAL, "met" if auto / method <= GOAL else "MISSED", auto / best[c]))
     return ok
 
 

@@ -32,5 +32,8 @@ const char *caps_source_to_string(enum caps_source s);
 int kernel_read_hvo(int rootfd);
 /* "Linux 6.18.4: HVO on, init_on_alloc off (from: unknown)", what decides the method, for reports. */
 void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c);
-/* Reads proc/cmdline and boot/config-RELEASE below @rootfd; probes MADV_POPULATE_WRITE when @host. */
-void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret);
+/* Reads boot/config-RELEASE below @rootfd, and proc/cmdline unless @cmdline_ioa already says what
+ * it holds (cmdline_init_on_alloc() of it; KERNEL_CAPS_CMDLINE_UNREAD: not read yet); probes
+ * MADV_POPULATE_WRITE when @host. */
+#define KERNEL_CAPS_CMDLINE_UNREAD (-2)
+void kernel_caps_read(int rootfd, bool host, int cmdline_ioa, struct kernel_caps *ret);

@@ -12,3 +12,8 @@
  * Empty when @n is 0. */
 void advise_boot(char *cmdline, size_t cmdline_size, char *initramfs, size_t initramfs_size,
                  const struct plan_pool *const *pools, size_t n, unsigned alloc_threads);
+
+/* Writes, for the gigantic pools among @pools (the short ones), the CMA area that keeps their
+ * pages allocatable at runtime on each node: "hugetlb_cma=0:16G,1:4G" (the node form: Linux 5.16
+ * and later). Empty when none of @pools is gigantic. */
+void advise_cma(char *buf, size_t size, const struct plan_pool *const *pools, size_t n);

@@ -46,6 +46,7 @@ struct job {
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
+        char advice_cma[256];        /* out: for short gigantic pools, the hugetlb_cma= that keeps them allocatable */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
 };
 

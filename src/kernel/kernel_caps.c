@@ -70,12 +70,15 @@ static int config_default_on(int rootfd) {
         return strstr(text, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n") != NULL;
 }
 
-void kernel_caps_read(int rootfd, bool host, struct kernel_caps *ret) {
+void kernel_caps_read(int rootfd, bool host, int cmdline_ioa, struct kernel_caps *ret) {
         _cleanup_(freep) char *cmdline = NULL;
-        int v = -1;
+        int v = cmdline_ioa;
 
-        if (read_text_line_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline) >= 0)
-                v = cmdline_init_on_alloc(cmdline);
+        if (v == KERNEL_CAPS_CMDLINE_UNREAD) {
+                v = -1;
+                if (read_text_line_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline) >= 0)
+                        v = cmdline_init_on_alloc(cmdline);
+        }
         ret->init_on_alloc_from = CAPS_SOURCE_CMDLINE;
         if (v >= 0) {
                 ret->init_on_alloc = v;

@@ -37,3 +37,47 @@ void advise_boot(char *cmdline, size_t cmdline_size, char *initramfs, size_t ini
         if (n > 0 && small && alloc_threads > 0)
                 APPEND(cmdline, cmdline_size, c, " hugepage_alloc_threads=%u", alloc_threads);
 }
+
+/* Gigantic pages are allocated at runtime by alloc_contig_pages() (mm/page_alloc.c), which needs a
+ * whole naturally aligned range of one zone holding nothing unmovable: after a while up, kernel
+ * allocations are spread over most such ranges, compaction cannot move them and dropping caches
+ * does not help. A CMA area (hugetlb_cma=, reserved at boot by hugetlb_cma_reserve()) takes only
+ * movable allocations, so hugetlb_cma_alloc_folio() finds its ranges free at any time. */
+/* The smallest node above @after (or any, when @first) with a gigantic pool among @pools, and
+ * the bytes of gigantic pages planned on it; false when there is none. */
+static bool next_gigantic_node(const struct plan_pool *const *pools, size_t n, bool first, unsigned after,
+                               unsigned *ret_node, uint64_t *ret_bytes) {
+        bool found = false;
+
+        *ret_bytes = 0;
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; pools[i]->page_size >= PLAN_GIGANTIC && k < pools[i]->n_nodes; k++) {
+                        const struct plan_node *pn = &pools[i]->nodes[k];
+
+                        if ((!first && pn->node <= after) || (found && pn->node > *ret_node))
+                                continue;
+                        if (!found || pn->node < *ret_node)
+                                *ret_bytes = 0;
+                        found = true;
+                        *ret_node = pn->node;
+                        *ret_bytes += pn->target * pools[i]->page_size;
+                }
+        return found;
+}
+
+void advise_cma(char *buf, size_t size, const struct plan_pool *const *pools, size_t n) {
+        unsigned node = 0;
+        uint64_t bytes;
+        size_t c = 0;
+
+        if (size)
+                buf[0] = 0;
+        for (bool first = true; next_gigantic_node(pools, n, first, node, &node, &bytes); first = false) {
+                uint64_t mib = bytes >> 20;
+
+                if (!mib)
+                        continue;
+                APPEND(buf, size, c, "%s%u:%" PRIu64 "%s", c ? "," : "hugetlb_cma=", node, mib % 1024 ? mib : mib >> 10,
+                       mib % 1024 ? "M" : "G");
+        }
+}

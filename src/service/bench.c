@@ -288,7 +288,7 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
                 log_error("--size must be a whole number of pages, at least one");
                 return 2;
         }
-        kernel_caps_read(b->rootfd, strcmp(b->root, "/") == 0, &b->caps);
+        kernel_caps_read(b->rootfd, strcmp(b->root, "/") == 0, KERNEL_CAPS_CMDLINE_UNREAD, &b->caps);
         b->found = calloc(b->t.n_nodes, sizeof(*b->found));
         if (!b->found)
                 return 1;

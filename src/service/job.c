@@ -263,15 +263,22 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
 static void advise(struct job *j, const struct plan_pool *const *shorts, size_t n, unsigned alloc_threads) {
         advise_boot(j->advice_cmdline, sizeof(j->advice_cmdline), j->advice_initramfs, sizeof(j->advice_initramfs),
                     shorts, n, alloc_threads);
+        advise_cma(j->advice_cma, sizeof(j->advice_cma), shorts, n);
         if (n == 0)
                 return;
-        if (j->report && log_get_max_level() >= LOG_INFO)
+        if (j->report && log_get_max_level() >= LOG_INFO) {
                 fprintf(j->report,
                         "To have these pages at the next boot, add to the kernel command line:\n  %s\n"
                         "or let hpfilld fill them from the initramfs:\n  %s\n",
                         j->advice_cmdline, j->advice_initramfs);
-        else
-                log_notice("Next boot: %s (or from the initramfs: %s)", j->advice_cmdline, j->advice_initramfs);
+                if (j->advice_cmdline[0] && j->advice_cma[0])
+                        fprintf(j->report,
+                                "or keep a CMA area for the gigantic pages, which hpfilld can then fill at any time\n"
+                                "(movable allocations use it until then; see \"Gigantic pages\" in hpfilld(8)):\n  %s\n",
+                                j->advice_cma);
+        } else
+                log_notice("Next boot: %s (or from the initramfs: %s%s%s)", j->advice_cmdline, j->advice_initramfs,
+                           j->advice_cma[0] ? "; or a CMA area for gigantic pages: " : "", j->advice_cma);
 }
 
 /* SIGPIPE is ignored (stop_block_signals()): a closed stdout fails the report and makes the
@@ -491,7 +498,7 @@ int job_run(struct job *j, const struct config *c) {
         uint64_t start;
         int r, ret = EXIT_FAIL;
 
-        j->summary[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = 0;
+        j->summary[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
         r = topology_read(j->rootfd, &topo, &e);
         if (r < 0) {
                 log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
@@ -503,7 +510,10 @@ int job_run(struct job *j, const struct config *c) {
         }
         if (read_all_counts(j->rootfd, &topo, &counts) < 0)
                 goto out;
-        kernel_caps_read(j->rootfd, j->host, &caps);
+        kernel_caps_read(j->rootfd, j->host,
+                         c->cmdline_ioa == CONFIG_CMDLINE_UNREAD  ? KERNEL_CAPS_CMDLINE_UNREAD
+                         : c->cmdline_ioa == CONFIG_CMDLINE_IOA_ON ? 1
+                         : c->cmdline_ioa == CONFIG_CMDLINE_IOA_OFF ? 0 : -1, &caps);
         r = plan_build(&topo, counts, c, &caps, &plan, &e);
         if (r < 0) {
                 log_error_errno(r, "%s", e.msg);

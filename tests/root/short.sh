@@ -32,6 +32,8 @@ expect_in "$WORK/err" "1G pool: $got of $want pages, below the minimum of 100% \
 expect_in "$WORK/out" "^To have these pages at the next boot, add to the kernel command line:$"
 expect_in "$WORK/out" "^  hugepagesz=1G hugepages=$first:$want$"
 expect_in "$WORK/out" "^  hpfilld.pool=1G:node$first=$want$"
+expect_in "$WORK/out" "^or keep a CMA area for the gigantic pages, which hpfilld can then fill at any time$"
+expect_in "$WORK/out" "^  hugetlb_cma=$first:${want}G$"
 # the record of the last fill says it too
 expect_rc 0 "$HPFILLD" status
 expect_in "$WORK/out" "exit status 3"

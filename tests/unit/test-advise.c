@@ -31,6 +31,31 @@ TEST(test_advice) {
         CHECK(strlen(cmdline) == 19 && strlen(initramfs) == 9);
 }
 
+TEST(test_cma) {
+        struct plan_node two[] = { { .node = 0, .target = 512 }, { .node = 1, .target = 256 } };
+        struct plan_node giants[] = { { .node = 3, .target = 4 }, { .node = 1, .target = 2 } };
+        struct plan_node sixteen[] = { { .node = 1, .target = 1 } };
+        struct plan_pool small = { .page_size = UINT64_C(2) << 20, .nodes = two, .n_nodes = 2 };
+        struct plan_pool giant = { .page_size = UINT64_C(1) << 30, .nodes = giants, .n_nodes = 2 };
+        struct plan_pool huge16 = { .page_size = UINT64_C(16) << 30, .nodes = sixteen, .n_nodes = 1 };
+        const struct plan_pool *both[] = { &small, &giant }, *sizes[] = { &giant, &huge16 }, *none[] = { &small };
+        char buf[128];
+
+        /* the gigantic pools only, nodes in order */
+        advise_cma(buf, sizeof(buf), both, 2);
+        CHECK(strcmp(buf, "hugetlb_cma=1:2G,3:4G") == 0);
+        /* two gigantic sizes on one node add up */
+        advise_cma(buf, sizeof(buf), sizes, 2);
+        CHECK(strcmp(buf, "hugetlb_cma=1:18G,3:4G") == 0);
+        advise_cma(buf, sizeof(buf), none, 1);
+        CHECK(buf[0] == 0);
+        advise_cma(buf, sizeof(buf), both, 0);
+        CHECK(buf[0] == 0);
+        /* cut to the buffer, still a string */
+        advise_cma(buf, 8, both, 2);
+        CHECK(strlen(buf) == 7);
+}
+
 TEST(test_release) {
         CHECK(kernel_release_at_least("6.18.44-fc-v782", 6, 15));
         CHECK(kernel_release_at_least("6.15.0", 6, 15));
@@ -41,6 +66,7 @@ TEST(test_release) {
 
 int main(void) {
         RUN(test_advice);
+        RUN(test_cma);
         RUN(test_release);
         return 0;
 }

@@ -28,25 +28,33 @@ TEST(test_sources) {
         snprintf(path, sizeof(path), "boot/config-%s", u.release);
 
         fake_root_new(&r);
-        kernel_caps_read(r.fd, false, &c);
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
         CHECK(!c.init_on_alloc);
         CHECK(!c.populate_write); /* not the host: no probe */
 
         fake_write(&r, path, "CONFIG_A=y\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\nCONFIG_B=y\n");
-        kernel_caps_read(r.fd, false, &c);
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
         CHECK(c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON");
 
         /* the command line overrides the config */
         fake_write(&r, "proc/cmdline", "root=/dev/vda init_on_alloc=0\n");
-        kernel_caps_read(r.fd, false, &c);
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
         CHECK(!c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "command line");
 
         fake_write(&r, "proc/cmdline", "root=/dev/vda init_on_alloc=1\n");
         fake_write(&r, path, "# CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set\n");
-        kernel_caps_read(r.fd, false, &c);
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
         CHECK(c.init_on_alloc);
+
+        /* what the configuration's reading of the command line said wins: the file is not read */
+        kernel_caps_read(r.fd, false, 0, &c);
+        CHECK(!c.init_on_alloc);
+        CHECK_STR_CONTAINS(c.init_on_alloc_source, "command line");
+        kernel_caps_read(r.fd, false, -1, &c); /* none there: the config decides */
+        CHECK(!c.init_on_alloc);
+        CHECK_STR_CONTAINS(c.init_on_alloc_source, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON not set");
         fake_root_free(&r);
 }
 

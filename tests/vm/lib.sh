@@ -11,7 +11,8 @@
 # ${CC:-cc} -static when unset), HPFILLD_VM_KERNEL (a vmlinuz to use instead of fetching one),
 # HPFILLD_VM_CACHE (see fetch-kernel.sh), HPFILLD_VM_TIMEOUT (seconds per boot, default 240),
 # HPFILLD_VM_KEEP=1 (keep the work directory), CI (set: what would be a skip is a failure);
-# VM_APPEND (set by a test script): more kernel parameters.
+# VM_APPEND (set by a test script): more kernel parameters; VM_EXTRA (set by a script): more
+# executables for the initramfs, "SOURCE:/DEST ...", with their libraries.
 set -eu
 
 VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-240}
@@ -63,7 +64,7 @@ copy_elf() {
 # vm_initramfs: $WORK/initrd.gz with busybox, hpfilld and its libraries, vm-exit, the guest
 # library and test script, and /init
 vm_initramfs() {
-        local root=$WORK/initramfs applet
+        local root=$WORK/initramfs applet extra
         rm -rf "$root"
         mkdir -p "$root"/{bin,dev,proc,sys,tmp,etc}
         copy_elf "$root" "$VM_BUSYBOX" /bin/busybox
@@ -71,6 +72,9 @@ vm_initramfs() {
                 [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
         done
         copy_elf "$root" "$HPFILLD" /bin/hpfilld
+        for extra in ${VM_EXTRA:-}; do
+                copy_elf "$root" "${extra%%:*}" "${extra#*:}"
+        done
         copy_elf "$root" "$VM_EXIT" /bin/vm-exit
         cp "$VM_DIR/guest-lib.sh" "$root/guest-lib.sh"
         cp "$WORK/test.sh" "$root/test.sh"

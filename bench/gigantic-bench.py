@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""1 GiB pages at runtime: pages got and milliseconds per page, echo and hpfilld, HVO off and on.
+
+Each round empties the 1G pool, then asks for --pages pages with `echo N > nr_hugepages`,
+`hpfilld --once --pool 1G:N` and `hpfilld ... --drop-caches`, interleaved; then, once, with
+compaction (/proc/sys/vm/compact_memory) and dropped caches just before an echo, to see whether
+they get more. Medians over rounds. The pool, its overcommit and vm.hugetlb_optimize_vmemmap are
+put back as found. Needs root; run it under the host lock, on a host with the memory free:
+    flock /tmp/hpfilld-host.lock bench/gigantic-bench.py [--pages 16] [--rounds 3]
+"""
+import argparse
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import benchlib
+
+G1 = "/sys/kernel/mm/hugepages/hugepages-1048576kB"
+
+
+def nr():
+    with open(os.path.join(G1, "nr_hugepages")) as f:
+        return int(f.read())
+
+
+def set_nr(n):
+    with open(os.path.join(G1, "nr_hugepages"), "w") as f:
+        f.write("%d\n" % n)
+
+
+@contextlib.contextmanager
+def pool_kept():
+    found = nr()
+    try:
+        yield
+    finally:
+        set_nr(found)
+
+
+def fill(cmd):
+    """(pages got, seconds) of @cmd from an empty pool; the pool emptied after."""
+    set_nr(0)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    dt = time.perf_counter() - t0
+    got = nr()
+    set_nr(0)
+    return got, dt
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hpfilld", default=benchlib.HPFILLD)
+    ap.add_argument("--pages", type=int, default=16, help="1 GiB pages asked (default 16)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("needs root")
+    if not os.path.isdir(G1):
+        sys.exit("this kernel offers no 1 GiB pages")
+    with open("/proc/meminfo") as f:
+        free = next(int(l.split()[1]) for l in f if l.startswith("MemFree:")) >> 20
+    if args.pages > free - 2:
+        sys.exit("%d pages asked, %d GiB free: ask for fewer (--pages)" % (args.pages, free))
+    hp = [args.hpfilld, "--once", "-q", "--min", "1", "--pool", "1G:%d" % args.pages]
+    tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (args.pages, G1)],
+             "hpfilld": hp, "hpfilld --drop-caches": hp + ["--drop-caches"]}
+    hvos = [0, 1] if benchlib.get_hvo() is not None else [None]
+    print("1G pool: 0 -> %d pages asked, %d GiB free, median of %d rounds" % (args.pages, free, args.rounds))
+    print("%-8s %-22s %8s %10s %12s" % ("HVO", "tool", "pages", "ms", "ms per page"))
+    with pool_kept(), benchlib.hvo_kept():
+        for hvo in hvos:
+            set_nr(0)
+            if hvo is not None:
+                benchlib.set_hvo(hvo)
+            res = {t: [] for t in tools}
+            for _ in range(args.rounds):
+                for name, cmd in tools.items():
+                    res[name].append(fill(cmd))
+            for name, rs in res.items():
+                got = statistics.median(g for g, _ in rs)
+                ms = statistics.median(t for _, t in rs) * 1e3
+                print("%-8s %-22s %8d %10.0f %12.1f" % ({0: "off", 1: "on", None: "n/a"}[hvo], name, got, ms,
+                                                       ms / got if got else float("nan")))
+        subprocess.run(["sync"], check=False)
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        with open("/proc/sys/vm/compact_memory", "w") as f:
+            f.write("1\n")
+        got, dt = fill(tools["echo"])
+        print("after drop_caches and compact_memory, echo: %d pages in %.0f ms" % (got, dt * 1e3))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The bench scripts the README quotes run here at tiny sizes: each exits 0, prints its table,
+# and leaves the pools, their overcommit and vm.hugetlb_optimize_vmemmap as it found them (the
+# timings themselves are never asserted). matrix.py's VM cells are the vm suite's bench-cell.
+. "$(dirname "$0")/lib.sh"
+
+BENCH=$SOURCE_ROOT/bench
+HVO=/proc/sys/vm/hugetlb_optimize_vmemmap
+hvo_found=$(cat "$HVO" 2>/dev/null || echo none)
+# a bench that failed half way must not leave HVO changed either (the pools: lib.sh)
+[ "$hvo_found" = none ] || EXTRA_CLEANUP='echo "$hvo_found" >"$HVO"'
+command -v python3 >/dev/null || fail "no python3 (tools/setup.sh --test installs it)"
+pool2m_set 0
+before=$(snapshot)
+
+# bench NAME PATTERN CMD...: CMD exits 0, prints a line matching PATTERN, puts everything back
+bench() {
+        local name=$1 pattern=$2
+        shift 2
+        echo "# $*"
+        expect_rc 0 "$@"
+        cat "$WORK/out"
+        expect_in "$WORK/out" "$pattern"
+        [ "$(snapshot)" = "$before" ] || { diff <(echo "$before") <(snapshot) || true; fail "$name left the pools changed"; }
+        [ "$(cat "$HVO" 2>/dev/null || echo none)" = "$hvo_found" ] || fail "$name left $HVO at $(cat "$HVO")"
+        grep -q " $WORK\| /tmp/hpfilld-bench-" /proc/mounts && fail "$name left a mount" || true
+}
+
+export HPFILLD
+bench fill-bench '^hpfilld +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/fill-bench.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0
+bench fault-bench '^auto +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/fault-bench.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0 \
+        --max-threads 2 --no-warm-free
+bench matrix 'auto [0-9.]+x the fastest method' python3 "$BENCH/matrix.py" --hpfilld "$HPFILLD" --size 8M \
+        --runs 1 --warmup 0 --threads 1,2
+if [ -d "$HP/hugepages-1048576kB" ]; then
+        bench gigantic-bench '^(off|on|n/a) +hpfilld +[0-9]+ +[0-9]+ ' python3 "$BENCH/gigantic-bench.py" \
+                --hpfilld "$HPFILLD" --pages 1 --rounds 1
+fi
+if [ -e "$HVO" ]; then
+        bench hvo-workers '^hpfilld -t 1 +[0-9.]+$' python3 "$BENCH/hvo-workers.py" --hpfilld "$HPFILLD" --pages 4 --runs 1
+fi
+if command -v qemu-system-x86_64 >/dev/null; then
+        bench reserve-bench '^hpfilld +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/reserve-bench.py" --hpfilld "$HPFILLD" --size 16M --runs 1 \
+                --no-warm-free
+fi
+echo PASS
