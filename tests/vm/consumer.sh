@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The real consumer, end to end: hpfilld makes a 256 MiB reservation of 2 MiB pages in the HOST's
 # pool, and QEMU boots a TCG guest (the VM tests' kernel and initramfs) whose whole RAM is that
-# file, as hpfilld(8) tells VM managers to map it:
-#   -object memory-backend-file,id=m,size=256M,mem-path=FILE,share=on,prealloc=on
-#   -machine pc,memory-backend=m
+# file, mapped as the recipe doc/recipes/qemu/memory.args says (its -object and -machine, with
+# this test's size and file):
+#   -object memory-backend-file,id=mem0,size=256M,mem-path=FILE,share=on,prealloc=on
+#   -machine q35,memory-backend=mem0
 # prealloc=on makes QEMU touch every page before the guest starts: a page missing from the file
 # would be allocated from the pool then. While the guest is up (it waits on a second serial port
 # until the host has looked), the host checks:
@@ -22,6 +23,9 @@
 # shellcheck disable=SC2034
 . "$(dirname "$0")/lib.sh"
 
+SOURCE_ROOT=${SOURCE_ROOT:-$(cd "$VM_DIR/../.." && pwd)}
+RECIPE=$SOURCE_ROOT/doc/recipes/qemu/memory.args
+[ -r "$RECIPE" ] || fail "no $RECIPE (SOURCE_ROOT=$SOURCE_ROOT)"
 MIB=256
 PAGES=$((MIB / 2))
 G=/sys/kernel/mm/hugepages/hugepages-2048kB
@@ -115,14 +119,27 @@ consumer_cleanup() {
 }
 trap consumer_cleanup EXIT
 
-# vm_run's guest, as a VM manager would start it on the reservation: the file as all of its RAM,
-# and ttyS1, a pipe to the host ($WORK/ctl.in, $WORK/ctl.out), for the handshake
+# vm_run's guest, started on the reservation as the recipe says: the file as all of its RAM; and
+# ttyS1, a pipe to the host ($WORK/ctl.in, $WORK/ctl.out), for the handshake
 vm_numa() {
-        VM_NUMA=(-object "memory-backend-file,id=m,size=${MIB}M,mem-path=$FILE,share=on,prealloc=on"
-                -machine "pc,memory-backend=m"
-                -chardev "pipe,id=ctl,path=$WORK/ctl" -device "isa-serial,chardev=ctl")
+        local opt val
+        VM_NUMA=()
+        while read -r opt val; do
+                case $opt in
+                -object)
+                        [[ $val == memory-backend-file,*,share=on,* ]] || fail "$RECIPE: '$val' does not map the file shared"
+                        val=$(sed -e "s|,size=[^,]*|,size=${MIB}M|" -e "s|,mem-path=[^,]*|,mem-path=$FILE|" <<<"$val")
+                        ;;
+                -machine) ;;
+                -m) continue ;; # vm_qemu's: the size of the backend
+                *) fail "$RECIPE: '$opt $val' is not for this test" ;;
+                esac
+                VM_NUMA+=("$opt" "$val")
+        done < <(grep -v '^#' "$RECIPE")
+        VM_NUMA+=(-chardev "pipe,id=ctl,path=$WORK/ctl" -device "isa-serial,chardev=ctl")
         VM_MEM=$MIB
         VM_SMP=1
+        echo "QEMU: ${VM_NUMA[*]}"
 }
 
 # handshake: on the guest's "up", compares the pools with $WORK/before into $WORK/while-up, looks
