@@ -11,9 +11,11 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # a minbase chroot): the Debian rootfs that vm-systemd boots; procps: /bin/kill, which the unit's
 # ExecReload= runs and `systemd-analyze verify` (tests/unit/verify-unit.sh) wants to find;
 # debhelper and lintian: the Debian package built and checked (tests/pkg/); prometheus
-# (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does.
+# (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does;
+# libxml2-utils (xmllint) and libvirt-clients (virt-xml-validate, libvirt's schemas): the libvirt
+# recipe in doc/recipes/ checked.
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
-debhelper lintian prometheus prometheus-node-exporter curl"
+debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients"
 
 pkgs=$build_pkgs
 case "${1:-}" in
