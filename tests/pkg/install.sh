@@ -75,7 +75,11 @@ for f in usr/sbin/hpfilld lib/systemd/system/hpfilld.service etc/hpfilld.conf \
         [ -f "$ROOT/$f" ] || fail "the package installed no /$f"
 done
 [ -x "$ROOT/usr/sbin/hpfilld" ] || fail "/usr/sbin/hpfilld is not executable"
-ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs"
+for f in README.md kubelet/10-hpfilld.conf libvirt/domain.xml dpdk/dev-hugepages1G.mount qemu/memory.args; do
+        [ -f "$ROOT/usr/share/doc/hpfilld/examples/$f" ] || [ -f "$ROOT/usr/share/doc/hpfilld/examples/$f.gz" ] ||
+                fail "the package installed no /usr/share/doc/hpfilld/examples/$f (doc/recipes/)"
+done
+ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs, the recipes"
 version_out=$(rootfs_chroot /usr/sbin/hpfilld --version) || fail "hpfilld --version failed in the root"
 [[ $version_out == "hpfilld $version"* ]] || fail "hpfilld --version says '$version_out', expected $version"
 ok "the installed binary runs: $(echo "$version_out" | head -n 1)"
