@@ -61,6 +61,25 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
         return 0;
 }
 
+/* Pages of each size that mappings hold reserved (resv_hugepages): free pages, but not for a
+ * new reservation. Before the fill makes any, all of them are others'. A tree without the file
+ * (not the kernel's) has none. */
+static int read_all_resv(int rootfd, const struct topology *t, uint64_t *resv) {
+        char path[160];
+        int r;
+
+        for (size_t s = 0; s < t->n_page_sizes; s++) {
+                r = pool_read_global(rootfd, t->page_sizes[s], "resv_hugepages", &resv[s]);
+                if (r == -ENOENT)
+                        resv[s] = 0;
+                else if (r < 0) {
+                        (void) pool_global_path(path, sizeof(path), t->page_sizes[s], "resv_hugepages");
+                        return log_error_errno(r, "Cannot read %s/%s: %m", shown_root(), path);
+                }
+        }
+        return 0;
+}
+
 /* Every file the fill will write must be writable before the first write: all or nothing. */
 static int check_writable(int rootfd, const struct topology *t, const struct plan *p) {
         char path[160];
@@ -85,6 +104,7 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
 static int check_reserves(struct job *j, const struct topology *t, const struct pool_counts *counts,
                           const struct plan *p, struct reserve_run *reserves) {
         _cleanup_(freep) bool *kept = NULL;
+        _cleanup_(freep) uint64_t *resv = NULL;
         struct error e = {};
         int r;
 
@@ -121,7 +141,14 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
         }
         for (size_t i = 0; j->keep_reservations && i < p->n_reserves; i++)
                 kept[i] = reserve_is_there(&reserves[i]);
-        r = plan_check_reserves(t, counts, p, kept, &e);
+        resv = calloc(t->n_page_sizes ? t->n_page_sizes : 1, sizeof(*resv));
+        if (!resv) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                return EXIT_FAIL;
+        }
+        if (read_all_resv(j->rootfd, t, resv) < 0)
+                return EXIT_FAIL;
+        r = plan_check_reserves(t, counts, p, kept, resv, &e);
         if (r < 0) {
                 log_error("%s", e.msg);
                 return EXIT_USAGE;
