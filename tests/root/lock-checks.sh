@@ -5,7 +5,8 @@
 # the pool to 60 pages and makes a 30-page reservation; the second, asking for a 40-page
 # reservation of the same pool, passes its checks while the first is paused (60 pages planned,
 # all free), waits, then finds only 30 free and exits 2 with the numbers, writing nothing. The
-# same with pages reserved by others' mappings (resv_hugepages) while it waits.
+# same with pages reserved by others' mappings (resv_hugepages) while it waits, and with the
+# memory budget (on a fake tree under --root: a real one would take gigabytes).
 . "$(dirname "$0")/lib.sh"
 [ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
 
@@ -70,4 +71,42 @@ second_ends 2
 expect_in "$WORK/err2.rest" "--reserve b:2M:41: 41 2M pages to reserve, but the 2M pool will have only 40 free for them: 60 free less 20 reserved by other mappings"
 [ "$(snapshot)" = "$before" ] || fail "the second fill changed the pools after its wait"
 reserve_release
+
+# the memory budget, under --root on a fake tree (node0 of 4 GiB, 3840 MiB of it for huge pages;
+# its own lock in the tree's run/hpfilld): the first fill grows the 2M pool to 1000 pages (2000
+# MiB); the second, asking for two 1G pages, fits while the first is paused at 200 (2448 MiB),
+# and no longer once it is done (4048 MiB): exit 2, the numbers, nothing written
+R=$WORK/fake
+N=$R/sys/devices/system/node
+fake() { mkdir -p "$(dirname "$R/$1")"; printf '%s\n' "$2" >"$R/$1"; }
+for f in online has_memory; do fake sys/devices/system/node/$f 0; done
+fake sys/devices/system/node/has_cpu 0-1
+fake sys/devices/system/node/node0/cpulist 0-1
+fake sys/devices/system/node/node0/distance 10
+fake sys/devices/system/node/node0/compact ""
+printf 'Node 0 MemTotal:       4194304 kB\nNode 0 MemFree:        4000000 kB\n' >"$N/node0/meminfo"
+for kb in 2048 1048576; do
+        for f in nr_hugepages free_hugepages surplus_hugepages; do
+                fake "sys/devices/system/node/node0/hugepages/hugepages-${kb}kB/$f" 0
+        done
+        for f in nr_hugepages free_hugepages surplus_hugepages resv_hugepages nr_overcommit_hugepages; do
+                fake "sys/kernel/mm/hugepages/hugepages-${kb}kB/$f" 0
+        done
+done
+mkdir -p "$R/etc" "$R/run"
+HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_STEP_PAGES=100 \
+        "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000 >"$WORK/out1" 2>"$WORK/err1" &
+PID1=$!
+read -r line <"$FIFO"
+[ "$line" = paused ] || fail "no rendezvous: '$line'"
+second --root "$R" --pool 1G:2
+fifo_go "$FIFO"
+wait $PID1 || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill failed"; }
+rc=0
+wait $PID2 || rc=$?
+cat <&4 >"$WORK/err2.rest"
+exec 4<&-
+[ "$rc" = 2 ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc, expected 2"; }
+expect_in "$WORK/err2.rest" "node0: 4048 MiB of huge pages planned \(2M 2000 MiB, 1G 2048 MiB \(--pool 1G:2\)\), more than the 3840 MiB left"
+[ "$(cat "$N/node0/hugepages/hugepages-1048576kB/nr_hugepages")" = 0 ] || fail "the second fill wrote the 1G pool"
 echo PASS
