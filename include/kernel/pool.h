@@ -27,7 +27,9 @@ int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t p
  * pool when freed; only a write of nr_hugepages makes them persistent. */
 uint64_t pool_counts_persistent(const struct pool_counts *c);
 int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
-/* Asks the kernel for @count pages on @node. The kernel may give fewer: read the count back. */
+/* Asks the kernel for @count persistent pages on @node, the same on kernels with and without
+ * the fix of per-node writes for other nodes' surplus pages (pool_write.c). The kernel may give
+ * fewer: read the count back. */
 int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count);
 /* Asks the kernel to compact @node's memory (or all memory without NUMA). */
 int pool_compact_node(int rootfd, const struct topology *t, unsigned node);

@@ -20,6 +20,8 @@ int plan_check_budget(const struct topology *t, const struct pool_counts *counts
 
 /* Each reservation not in @kept (NULL: none is; else one entry per reservation, true where the
  * file is there already and holds its pages) fits, node by node, in the free pages its pool will
- * have after the fill, with the reservations before it. -EINVAL naming it otherwise. */
+ * have after the fill, with the reservations before it, and in the whole pool's free pages less
+ * @resv (NULL: none; else per page size of @t, the pages other mappings hold reserved,
+ * resv_hugepages). -EINVAL naming it and the numbers otherwise. */
 int plan_check_reserves(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
-                        const bool *kept, struct error *e);
+                        const bool *kept, const uint64_t *resv, struct error *e);

@@ -305,7 +305,7 @@ int fault_pool_adopt(struct fault_pool *fp) {
         /* One global write of nr_hugepages = persistent pages + the surplus the workers made,
          * i.e. nr_hugepages - the surplus found before: set_max_huge_pages() turns that much
          * surplus into persistent pages and allocates nothing, and the pages stay on the nodes
-         * they were faulted on. Not per node: before Linux 6.6 ("mm/hugetlb: fix nodes huge
+         * they were faulted on. Not per node: before Linux 6.7 ("mm/hugetlb: fix nodes huge
          * page allocation when there are surplus pages") a node's write counted the other
          * nodes' surplus pages as persistent and allocated that many more on the node. Pages of
          * partly faulted chunks are in that surplus too: adopted, on their (bound) node.

@@ -82,16 +82,6 @@ int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, ui
         return 0;
 }
 
-int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count) {
-        char path[160];
-        int r;
-
-        r = pool_path(path, sizeof(path), t, node, page_size, "nr_hugepages");
-        if (r < 0)
-                return r;
-        return write_u64_at(rootfd, path, count);
-}
-
 int pool_compact_node(int rootfd, const struct topology *t, unsigned node) {
         char path[96];
 

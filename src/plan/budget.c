@@ -102,11 +102,57 @@ static uint64_t free_after(const struct topology *t, const struct pool_counts *c
         return free;
 }
 
+/* Pages reservation @i and the ones before it of its size (not kept) take on node @idx, or on
+ * all nodes (@idx SIZE_MAX). */
+static uint64_t reserve_need(const struct plan *p, const bool *kept, size_t i, size_t idx) {
+        uint64_t need = 0;
+
+        for (size_t j = 0; j <= i; j++) {
+                const struct plan_pool *rp = &p->reserves[j].pool;
+
+                if (rp->page_size != p->reserves[i].pool.page_size || (kept && kept[j]))
+                        continue;
+                for (size_t k = 0; k < rp->n_nodes; k++)
+                        if (idx == SIZE_MAX || rp->nodes[k].node_idx == idx)
+                                need += rp->nodes[k].target;
+        }
+        return need;
+}
+
+/* The whole pool of the size: the free pages after the fill, less those others' mappings have
+ * reserved (resv_hugepages: a reservation is pool wide, of no node), must hold the reservations.
+ * A new mapping's reservation fails otherwise (hugetlb_acct_memory() counts free_huge_pages less
+ * resv_huge_pages). */
+static int check_reserve_total(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
+                               const bool *kept, const uint64_t *resv, size_t i, size_t si, struct error *e) {
+        const struct plan_pool *rp = &p->reserves[i].pool;
+        uint64_t need = reserve_need(p, kept, i, SIZE_MAX), own = 0, free = 0, have;
+        char name[32];
+
+        for (size_t k = 0; k < rp->n_nodes; k++)
+                own += rp->nodes[k].target;
+
+        if (!resv || resv[si] == 0)
+                return 0;
+        for (size_t n = 0; n < t->n_nodes; n++)
+                free += free_after(t, counts, p, si, n);
+        have = free > resv[si] ? free - resv[si] : 0;
+        if (need <= have)
+                return 0;
+        return error_set(e, -EINVAL,
+                         "%s: %" PRIu64 " %s pages to reserve%s, but the %s pool will have only %" PRIu64
+                         " free for them: %" PRIu64 " free less %" PRIu64 " reserved by other mappings "
+                         "(resv_hugepages; size the pool to include both)",
+                         rp->origin, need, page_size_name(rp->page_size, name),
+                         need > own ? " with the reservations before it" : "",
+                         name, have, free, resv[si]);
+}
+
 int plan_check_reserves(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
-                        const bool *kept, struct error *e) {
+                        const bool *kept, const uint64_t *resv, struct error *e) {
         for (size_t i = 0; i < p->n_reserves; i++) {
                 const struct plan_pool *rp = &p->reserves[i].pool;
-                int si = -1;
+                int si = -1, r;
 
                 if (kept && kept[i])
                         continue;
@@ -117,16 +163,11 @@ int plan_check_reserves(const struct topology *t, const struct pool_counts *coun
                         continue; /* plan_build() said so already */
                 for (size_t k = 0; k < rp->n_nodes; k++) {
                         const struct plan_node *rn = &rp->nodes[k];
-                        uint64_t need = rn->target, have = free_after(t, counts, p, (size_t) si, rn->node_idx);
+                        /* the reservations before it take their pages first */
+                        uint64_t need = reserve_need(p, kept, i, rn->node_idx);
+                        uint64_t have = free_after(t, counts, p, (size_t) si, rn->node_idx);
                         char name[32];
 
-                        /* the reservations before it take their pages first */
-                        for (size_t j = 0; j < i; j++) {
-                                const struct plan_node *o = node_of_pool(&p->reserves[j].pool, rn->node_idx);
-
-                                if (o && p->reserves[j].pool.page_size == rp->page_size && !(kept && kept[j]))
-                                        need += o->target;
-                        }
                         if (need > have)
                                 return error_set(e, -EINVAL,
                                                  "%s: node%u: %" PRIu64 " %s pages to reserve%s, but the %s pool will have "
@@ -135,6 +176,9 @@ int plan_check_reserves(const struct topology *t, const struct pool_counts *coun
                                                  need > rn->target ? " with the reservations before it" : "",
                                                  name, have);
                 }
+                r = check_reserve_total(t, counts, p, kept, resv, i, (size_t) si, e);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }

@@ -39,7 +39,7 @@ struct bench {
         bool json;
         struct topology t;
         struct kernel_caps caps;
-        uint64_t *found; /* nr_hugepages per node before */
+        uint64_t *found; /* persistent pages per node before (nr_hugepages less surplus) */
         struct stop stop;
 };
 
@@ -48,7 +48,9 @@ static int cmp_u64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Puts every node back to the count found: the pages added are free, so they all go. */
+/* Puts every node back to the persistent pages found: the pages added are free, so they all go.
+ * Persistent, not nr_hugepages: a workload's surplus pages counted in would be made persistent
+ * by the write (set_max_huge_pages() adjusts surplus first) and stay when it exits. */
 static int restore(struct bench *b) {
         int ret = 0;
 
@@ -60,7 +62,7 @@ static int restore(struct bench *b) {
                         continue;
                 r = pool_write_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, b->found[i]);
                 if (r >= 0)
-                        r = pool_read_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
+                        r = pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
                 if (r < 0 || now != b->found[i]) {
                         log_warning("node%u: could not put the pool back to %" PRIu64 " pages", b->t.nodes[i].id,
                                     b->found[i]);
@@ -130,7 +132,7 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
         for (size_t i = 0; r >= 0 && i < p.pools[0].n_nodes; i++) {
                 uint64_t now;
 
-                if (pool_read_nr(b->rootfd, &b->t, p.pools[0].nodes[i].node, b->page_size, &now) >= 0 &&
+                if (pool_read_persistent(b->rootfd, &b->t, p.pools[0].nodes[i].node, b->page_size, &now) >= 0 &&
                     now < p.pools[0].nodes[i].target)
                         r = log_error_errno(-ENOMEM, "node%u got %" PRIu64 " of %" PRIu64 " pages: use a smaller --size",
                                             p.pools[0].nodes[i].node, now, p.pools[0].nodes[i].target);
@@ -293,7 +295,7 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
         if (!b->found)
                 return 1;
         for (size_t i = 0; i < b->t.n_nodes; i++) {
-                if (pool_read_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &b->found[i]) < 0) {
+                if (pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &b->found[i]) < 0) {
                         log_error("Cannot read node%u's pool", b->t.nodes[i].id);
                         return 1;
                 }

@@ -142,7 +142,9 @@ void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found) {
                 for (size_t i = 0; i < t->n_nodes; i++) {
                         uint64_t *f = &found[s * t->n_nodes + i];
                         char what[64];
-                        int r = pool_read_nr(rootfd, t, t->nodes[i].id, t->page_sizes[s], f);
+                        /* persistent pages: a workload's surplus pages are not the pool's to give
+                         * back to (a write of them would make them persistent, set_max_huge_pages()) */
+                        int r = pool_read_persistent(rootfd, t, t->nodes[i].id, t->page_sizes[s], f);
 
                         if (r >= 0)
                                 continue;
@@ -153,38 +155,42 @@ void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found) {
                 }
 }
 
+/* Node @i's pool of size @s back to @was persistent pages, if it holds more. */
+static void pool_release(int rootfd, const struct topology *t, size_t s, size_t i, uint64_t was) {
+        struct pool_counts now, after;
+        unsigned node = t->nodes[i].id;
+        char what[64];
+        int r;
+
+        pool_name(what, sizeof(what), t, s, i);
+        r = pool_read_counts(rootfd, t, node, t->page_sizes[s], &now);
+        if (r >= 0 && pool_counts_persistent(&now) <= was)
+                return;
+        if (r >= 0)
+                r = pool_write_nr(rootfd, t, node, t->page_sizes[s], was);
+        if (r >= 0)
+                r = pool_read_counts(rootfd, t, node, t->page_sizes[s], &after);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot give back the pages of the %s: %m", what);
+                return;
+        }
+        /* set_max_huge_pages() frees free pages only; pages in use above the count become
+         * surplus and leave the pool when their user frees them */
+        if (after.surplus > now.surplus)
+                log_notice("%s: %" PRIu64 " pages given back; %" PRIu64
+                           " in use are surplus now and leave the pool when freed",
+                           what, now.nr > after.nr ? now.nr - after.nr : 0, after.surplus - now.surplus);
+}
+
 void daemon_pools_release(int rootfd, const struct topology *t, const struct config *c, const uint64_t *found) {
         for (size_t p = 0; p < c->n_pools; p++)
                 for (size_t s = 0; s < t->n_page_sizes; s++) {
                         if (t->page_sizes[s] != c->pools[p].page_size)
                                 continue;
-                        for (size_t i = 0; i < t->n_nodes; i++) {
-                                uint64_t now, after, was = found[s * t->n_nodes + i];
-                                unsigned node = t->nodes[i].id;
-                                char what[64];
-                                int r;
-
-                                if (was == DAEMON_FOUND_UNKNOWN)
-                                        continue; /* said when it was read */
-                                pool_name(what, sizeof(what), t, s, i);
-                                r = pool_read_nr(rootfd, t, node, t->page_sizes[s], &now);
-                                if (r >= 0 && now <= was)
-                                        continue;
-                                if (r >= 0)
-                                        r = pool_write_nr(rootfd, t, node, t->page_sizes[s], was);
-                                if (r >= 0)
-                                        r = pool_read_nr(rootfd, t, node, t->page_sizes[s], &after);
-                                if (r < 0) {
-                                        log_warning_errno(r, "Cannot give back the pages of the %s: %m", what);
-                                        continue;
-                                }
-                                /* set_max_huge_pages() frees free pages only; pages in use above the
-                                 * count become surplus and leave the pool when their user frees them */
-                                if (after > was)
-                                        log_notice("%s: %" PRIu64 " pages given back; %" PRIu64
-                                                   " in use are surplus now and leave the pool when freed",
-                                                   what, now - after, after - was);
-                        }
+                        for (size_t i = 0; i < t->n_nodes; i++)
+                                /* unknown: said when it was read */
+                                if (found[s * t->n_nodes + i] != DAEMON_FOUND_UNKNOWN)
+                                        pool_release(rootfd, t, s, i, found[s * t->n_nodes + i]);
                 }
 }
 

@@ -62,6 +62,25 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
         return 0;
 }
 
+/* Pages of each size that mappings hold reserved (resv_hugepages): free pages, but not for a
+ * new reservation. Before the fill makes any, all of them are others'. A tree without the file
+ * (not the kernel's) has none. */
+static int read_all_resv(int rootfd, const struct topology *t, uint64_t *resv) {
+        char path[160];
+        int r;
+
+        for (size_t s = 0; s < t->n_page_sizes; s++) {
+                r = pool_read_global(rootfd, t->page_sizes[s], "resv_hugepages", &resv[s]);
+                if (r == -ENOENT)
+                        resv[s] = 0;
+                else if (r < 0) {
+                        (void) pool_global_path(path, sizeof(path), t->page_sizes[s], "resv_hugepages");
+                        return log_error_errno(r, "Cannot read %s/%s: %m", shown_root(), path);
+                }
+        }
+        return 0;
+}
+
 /* Every file the fill will write must be writable before the first write: all or nothing.
  * Opened as the write will open it (open_attr_at()): a symbolic link or a FIFO in the place of
  * an attribute is refused here, before anything changed. */
@@ -96,6 +115,7 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
 static int check_reserves(struct job *j, const struct topology *t, const struct pool_counts *counts,
                           const struct plan *p, struct reserve_run *reserves) {
         _cleanup_(freep) bool *kept = NULL;
+        _cleanup_(freep) uint64_t *resv = NULL;
         struct error e = {};
         int r;
 
@@ -132,7 +152,14 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
         }
         for (size_t i = 0; j->keep_reservations && i < p->n_reserves; i++)
                 kept[i] = reserve_is_there(&reserves[i]);
-        r = plan_check_reserves(t, counts, p, kept, &e);
+        resv = calloc(t->n_page_sizes ? t->n_page_sizes : 1, sizeof(*resv));
+        if (!resv) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                return EXIT_FAIL;
+        }
+        if (read_all_resv(j->rootfd, t, resv) < 0)
+                return EXIT_FAIL;
+        r = plan_check_reserves(t, counts, p, kept, resv, &e);
         if (r < 0) {
                 log_error("%s", e.msg);
                 return EXIT_USAGE;
@@ -459,32 +486,68 @@ int job_recover_journal(int rootfd) {
         return n;
 }
 
-/* One fill per host, from before the first write until all is put back: takes the host lock
- * and, when another fill held it, plans again on the pools as that fill left them. Returns
- * the lock's fd. */
-static int lock_host(struct job *j, const struct topology *t, const struct config *c,
-                     const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p) {
-        _cleanup_(closep) int fd = -1;
+/* The plan on the pools as they are now, and every check the run needs before its first write:
+ * the memory budget (plan_build()), the reservations' mounts and pages, the files to write. What
+ * an earlier call left in @counts, @p and @reserves is dropped first. EXIT_OK, or the status the
+ * run ends with; a dry run shows the plan first. */
+static int plan_checked(struct job *j, const struct topology *t, const struct config *c,
+                        const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
+                        struct reserve_run **reserves) {
         struct error e = {};
-        bool waited;
-        int r;
+        int r, ret;
 
-        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop, &waited);
-        if (fd < 0)
-                return fd;
-        /* what a fill that died left raised: put back before we read the pools */
-        job_recover_journal(j->rootfd);
-        if (!waited)
-                return TAKE_FD(fd);
+        if (*reserves)
+                reserve_runs_done(*reserves, p->n_reserves);
+        free(*reserves);
+        *reserves = NULL;
         free(*counts);
         *counts = NULL;
         plan_done(p);
         if (read_all_counts(j->rootfd, t, counts) < 0)
-                return -EIO;
+                return EXIT_FAIL;
         r = plan_build(t, *counts, c, caps, p, &e);
-        if (r < 0)
-                return log_error_errno(r, "%s", e.msg);
-        return TAKE_FD(fd);
+        if (r < 0) {
+                log_error_errno(r, "%s", e.msg);
+                return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+        }
+        /* none without reservations: each run holds two paths, 8 KiB to clear for nothing */
+        *reserves = p->n_reserves > 0 ? calloc(p->n_reserves, sizeof(**reserves)) : NULL;
+        if (p->n_reserves > 0 && !*reserves) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                return EXIT_FAIL;
+        }
+        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO) {
+                char kernel[160];
+
+                report_plan(j->report, p);
+                kernel_caps_describe(kernel, sizeof(kernel), caps);
+                fprintf(j->report, "Kernel: %s\n", kernel);
+        }
+        ret = check_reserves(j, t, *counts, p, *reserves);
+        if (ret != EXIT_OK)
+                return ret;
+        /* With nothing to move this still reports, so the admin sees each pool is at target. */
+        return check_writable(j->rootfd, t, p) < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
+/* One fill per host, from before the first write until all is put back: takes the host lock
+ * and, when another fill held it, plans and checks again on the pools as that fill left them
+ * (its pages may leave no room in the budget, or take the free pages a reservation needed).
+ * Returns the lock's fd, or -1 with *ret the run's exit status. */
+static int lock_host(struct job *j, const struct topology *t, const struct config *c,
+                     const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
+                     struct reserve_run **reserves, int *ret) {
+        _cleanup_(closep) int fd = -1;
+        bool waited;
+
+        *ret = EXIT_FAIL;
+        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop, &waited);
+        if (fd < 0)
+                return -1;
+        /* what a fill that died left raised: put back before we read the pools */
+        job_recover_journal(j->rootfd);
+        *ret = waited ? plan_checked(j, t, c, caps, counts, p, reserves) : EXIT_OK;
+        return *ret == EXIT_OK ? TAKE_FD(fd) : -1;
 }
 
 int job_run(struct job *j, const struct config *c) {
@@ -508,48 +571,17 @@ int job_run(struct job *j, const struct config *c) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 goto out;
         }
-        if (read_all_counts(j->rootfd, &topo, &counts) < 0)
-                goto out;
         kernel_caps_read(j->rootfd, j->host,
                          c->cmdline_ioa == CONFIG_CMDLINE_UNREAD  ? KERNEL_CAPS_CMDLINE_UNREAD
                          : c->cmdline_ioa == CONFIG_CMDLINE_IOA_ON ? 1
                          : c->cmdline_ioa == CONFIG_CMDLINE_IOA_OFF ? 0 : -1, &caps);
-        r = plan_build(&topo, counts, c, &caps, &plan, &e);
-        if (r < 0) {
-                log_error_errno(r, "%s", e.msg);
-                ret = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
-                goto out;
-        }
-
-        /* none without reservations: each run holds two paths, 8 KiB to clear for nothing */
-        reserves = plan.n_reserves > 0 ? calloc(plan.n_reserves, sizeof(*reserves)) : NULL;
-        if (plan.n_reserves > 0 && !reserves) {
-                log_error_errno(-ENOMEM, "Out of memory");
-                goto out;
-        }
-        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO) {
-                char kernel[160];
-
-                report_plan(j->report, &plan);
-                kernel_caps_describe(kernel, sizeof(kernel), &caps);
-                fprintf(j->report, "Kernel: %s\n", kernel);
-        }
         /* Everything the run needs, before its first write; a dry run ends with the same status. */
-        ret = check_reserves(j, &topo, counts, &plan, reserves);
-        if (ret != EXIT_OK)
+        ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
+        if (ret != EXIT_OK || j->dry_run)
                 goto out;
-        /* With nothing to move this still reports, so the admin sees each pool is at target. */
-        if (check_writable(j->rootfd, &topo, &plan) < 0) {
-                ret = EXIT_FAIL;
+        lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &ret);
+        if (lock_fd < 0)
                 goto out;
-        }
-        if (j->dry_run)
-                goto out;
-        lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan);
-        if (lock_fd < 0) {
-                ret = EXIT_FAIL;
-                goto out;
-        }
         start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
         if (j->record)

@@ -150,3 +150,21 @@ hold_release() {
         wait "$pid" 2>/dev/null || true
         [ "$line" = intact ] || fail "the workload's pages changed: '$line'"
 }
+
+# reserve_pages FILE N: a workload (reserve-pages.py) reserves N 2 MiB pages of the hugetlbfs
+# file FILE without touching them (resv_hugepages) until reserve_release, which ends it and
+# removes FILE (the reservation is the file's); returns once they are reserved.
+reserve_pages() {
+        coproc HOLD { python3 "$SOURCE_ROOT/tests/root/reserve-pages.py" "$1" "$2"; }
+        RESERVE_FILE=$1
+        local line
+        read -r line <&"${HOLD[0]}" || true
+        [ "$line" = reserved ] || fail "the workload could not reserve $2 pages: '$line'"
+}
+
+reserve_release() {
+        local pid=$HOLD_PID
+        echo >&"${HOLD[1]}"
+        wait "$pid" 2>/dev/null || true
+        rm -f "$RESERVE_FILE"
+}

@@ -110,6 +110,8 @@ void fake_numa_machine(struct fake_root *r, unsigned n_nodes, unsigned mem_mb, u
         for (const unsigned *s = sizes_kb; *s; s++) {
                 snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%ukB/nr_hugepages", *s);
                 fake_write(r, path, "0\n");
+                snprintf(path, sizeof(path), "sys/kernel/mm/hugepages/hugepages-%ukB/nr_hugepages_mempolicy", *s);
+                fake_write(r, path, "0\n");
         }
 }
 

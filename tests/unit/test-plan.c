@@ -494,14 +494,17 @@ TEST(test_budget) {
         CHECK_STR_CONTAINS(e.msg, "more than the 3840 MiB left of its 4096 MiB of memory after 256 MiB of headroom");
 }
 
-/* Each reservation must fit in its pool's free pages after the fill, node by node. */
+/* Each reservation must fit in its pool's free pages after the fill, node by node, and in the
+ * whole pool's less what others' mappings hold reserved. */
 TEST(test_reserve_fits) {
+        static const uint64_t resv30[] = { 30, 0 }, resv30_500[] = { 30, 500 };
         static const struct {
                 const char *specs[4];
                 uint64_t nr, free; /* the 2M pool of each node now */
                 bool kept_first;
                 bool ok;
                 const char *msg;
+                const uint64_t *resv; /* others' reserved pages, per page size (2M, 1G) */
         } cases[] = {
                 { { "r:vm1:2M:100@0" }, 0, 0, false, false, "vm1:2M:100@0: node0: 100 2M pages to reserve, but the 2M pool will have only 0 free" },
                 { { "r:vm1:2M:100@0" }, 100, 100, false, true, NULL },
@@ -515,6 +518,15 @@ TEST(test_reserve_fits) {
                 /* the second counts the first's pages, unless the first is there already */
                 { { "2M:300", "r:a:2M:200", "r:b:2M:200" }, 0, 0, false, false, "b:2M:200: node0: 200 2M pages to reserve with the reservations before it, but the 2M pool will have only 150 free" },
                 { { "2M:300", "r:a:2M:200", "r:b:2M:200" }, 50, 0, true, true, NULL },
+                /* others' mappings hold 30 of the 200 free pages reserved: 170 for us */
+                { { "r:vm1:2M:170" }, 100, 100, false, true, NULL, resv30 },
+                { { "r:vm1:2M:171" }, 100, 100, false, false, "vm1:2M:171: 171 2M pages to reserve, but the 2M pool will have only 170 free for them: 200 free less 30 reserved by other mappings (resv_hugepages", resv30 },
+                /* the pool grown by the plan: its new pages are free */
+                { { "2M:130", "r:vm1:2M:100" }, 50, 50, false, true, NULL, resv30 },
+                { { "2M:129", "r:vm1:2M:100" }, 50, 50, false, false, "only 99 free for them: 129 free less 30 reserved", resv30 },
+                /* with the reservations before it; 1G reservations of others do not count */
+                { { "r:a:2M:100", "r:b:2M:71" }, 100, 100, false, false, "b:2M:71: 171 2M pages to reserve with the reservations before it, but the 2M pool will have only 170", resv30 },
+                { { "r:a:2M:100", "r:b:2M:70" }, 100, 100, false, true, NULL, resv30_500 },
         };
         struct machine m;
 
@@ -531,7 +543,7 @@ TEST(test_reserve_fits) {
                         m.counts[n].free = cases[i].free;
                 }
                 CHECK_EQ(plan_specs(&m, cases[i].specs, true, &p, &e), 0);
-                r = plan_check_reserves(&m.t, m.counts, &p, kept, &e);
+                r = plan_check_reserves(&m.t, m.counts, &p, kept, cases[i].resv, &e);
                 if ((r == 0) != cases[i].ok)
                         fprintf(stderr, "case %zu: %d %s\n", i, r, e.msg);
                 CHECK_EQ(r == 0, cases[i].ok);

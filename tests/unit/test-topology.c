@@ -48,6 +48,16 @@ TEST(test_numa_machine) {
         CHECK_EQ(c.free, 5);
         CHECK_EQ(pool_write_nr(r.fd, &t, 1, 2 << 20, 40), 0);
         CHECK_EQ(fake_node_nr(&r, 1, 2048), 40);
+        /* Node3 holds 5 surplus pages (of 12): node1's count goes to nr_hugepages_mempolicy as
+         * the global persistent count, 7 (node3) + 44; node1's own file is not written. */
+        fake_set_node_pool(&r, 3, 2048, 12, 0);
+        fake_write(&r, "sys/devices/system/node/node3/hugepages/hugepages-2048kB/surplus_hugepages", "5\n");
+        CHECK_EQ(pool_write_nr(r.fd, &t, 1, 2 << 20, 44), 0);
+        CHECK_EQ(fake_node_nr(&r, 1, 2048), 40);
+        CHECK_EQ(fake_read_u64(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages_mempolicy"), 51);
+        /* node3's own write: its own surplus pages do not count, its file is written */
+        CHECK_EQ(pool_write_nr(r.fd, &t, 3, 2 << 20, 20), 0);
+        CHECK_EQ(fake_node_nr(&r, 3, 2048), 20);
         CHECK_EQ(pool_compact_node(r.fd, &t, 1), 0);
         CHECK_EQ(fake_read_u64(&r, "sys/devices/system/node/node1/compact"), 1);
         /* a file the kernel has: written, not created */

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# ReleaseOnStop= and `hpfilld bench` count persistent pages, never a workload's surplus pages:
+# with a workload holding 10 surplus pages of an empty pool (persistent 0), the daemon fills
+# 20 (promoting the 10) and on SIGTERM gives back down to 0 persistent pages (the workload's 10
+# surplus again, gone with it), and bench leaves the pool with 0 persistent pages. Had they
+# counted nr_hugepages (10), the 10 pages would have stayed in the pool after the workload.
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+G=$HP/hugepages-2048kB
+persistent() { echo $(($(cat $G/nr_hugepages) - $(cat $G/surplus_hugepages))); }
+expect_pool() { # persistent surplus what
+        [ "$(persistent)/$(cat $G/surplus_hugepages)" = "$1/$2" ] ||
+                fail "$3: $(persistent) persistent and $(cat $G/surplus_hugepages) surplus pages, expected $1 and $2"
+}
+pool2m_set 0
+echo 10 >$G/nr_overcommit_hugepages
+
+# the daemon, ReleaseOnStop=yes; its report line on stderr says the fill is done
+hold_pages 10
+expect_pool 0 10 "the workload"
+printf '[Fill]\nReleaseOnStop=yes\n[Pool]\nPageSize=2M\nAmount=node%s=20\n' "$first" >"$WORK/a.conf"
+mkfifo "$WORK/derr"
+"$HPFILLD" --config "$WORK/a.conf" --mode sysfs >"$WORK/dout" 2>"$WORK/derr" &
+DPID=$!
+exec 5<"$WORK/derr"
+while read -r line <&5; do
+        echo "daemon: $line"
+        case $line in *"2M pool: 20/20 pages"*) break ;; esac
+done
+expect_pool 20 0 "the daemon's fill"
+kill -TERM $DPID
+cat <&5 >"$WORK/derr.rest"
+exec 5<&-
+rc=0
+wait $DPID || rc=$?
+[ "$rc" = 0 ] || { cat "$WORK/derr.rest"; fail "the daemon exited $rc on SIGTERM"; }
+expect_in "$WORK/derr.rest" "10 pages given back; 10 in use are surplus now and leave the pool when freed"
+expect_pool 0 10 "ReleaseOnStop"
+hold_release
+[ "$(pool2m_nr)" = 0 ] || fail "ReleaseOnStop: the pool holds $(pool2m_nr) pages once the workload is gone"
+
+# bench, the same
+hold_pages 10
+expect_rc 0 "$HPFILLD" bench --size 8M --runs 1
+expect_pool 0 10 "bench"
+hold_release
+[ "$(pool2m_nr)" = 0 ] || fail "bench: the pool holds $(pool2m_nr) pages once the workload is gone"
+echo 0 >$G/nr_overcommit_hugepages
+echo PASS

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Pages other mappings hold reserved are not free to a new reservation: with a workload holding
+# 30 of the pool's 40 free pages reserved (a MAP_SHARED mapping of a hugetlbfs file, never
+# touched: resv_hugepages 30), a reservation of 11 pages fails before anything is written
+# (exit 2, the numbers in the message), --dry-run says the same, and one of 10 fits, as does one
+# of 11 when the plan grows the pool by one page.
+. "$(dirname "$0")/lib.sh"
+
+G=$HP/hugepages-2048kB
+MNT="$WORK/huge"
+mkdir -p "$MNT"
+mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
+# the workload first: a mount with a file mapped cannot be unmounted
+EXTRA_CLEANUP='[ -z "${HOLD_PID:-}" ] || { kill "$HOLD_PID"; wait "$HOLD_PID"; }; "$HPFILLD" --release vm1 >/dev/null 2>&1; rm -rf "$MNT/hpfilld" "$MNT/other"; umount "$MNT"'
+pool2m_set 0
+pool2m_set 40
+[ "$(pool2m_nr)" = 40 ] || { echo "SKIP: the pool grew to $(pool2m_nr) of 40 pages only"; exit 77; }
+[ "$(cat $G/resv_hugepages)" = 0 ] || { echo "SKIP: $(cat $G/resv_hugepages) pages reserved by others already"; exit 77; }
+
+# the workload: maps 30 pages of a file, shared, and touches none: they are reserved, still free
+mkdir "$MNT/other"
+reserve_pages "$MNT/other/f" 30
+[ "$(cat $G/resv_hugepages)" = 30 ] || fail "resv_hugepages $(cat $G/resv_hugepages), expected 30"
+[ "$(cat $G/free_hugepages)" = 40 ] || fail "free_hugepages $(cat $G/free_hugepages), expected 40"
+
+before=$(snapshot)
+expect_rc 2 "$HPFILLD" --once --pool 2M:40 --reserve vm1:2M:11
+expect_in "$WORK/err" "--reserve vm1:2M:11: 11 2M pages to reserve, but the 2M pool will have only 10 free for them: 40 free less 30 reserved by other mappings \(resv_hugepages"
+[ "$(snapshot)" = "$before" ] || fail "a failed reservation check changed the pools"
+[ ! -e "$MNT/hpfilld/vm1" ] || fail "a reservation file was made"
+expect_rc 2 "$HPFILLD" --once --dry-run --pool 2M:40 --reserve vm1:2M:11
+expect_in "$WORK/err" "only 10 free for them: 40 free less 30 reserved"
+
+# what is left fits
+expect_rc 0 "$HPFILLD" --once --pool 2M:40 --reserve vm1:2M:10
+expect_in "$WORK/out" "^vm1 reservation: 10/10 2M pages"
+[ "$(cat $G/free_hugepages)" = 30 ] || fail "free_hugepages $(cat $G/free_hugepages), expected 30"
+expect_rc 0 "$HPFILLD" --release vm1
+# the pool's new pages are free for it
+expect_rc 0 "$HPFILLD" --once --pool 2M:41 --reserve vm1:2M:11
+expect_in "$WORK/out" "^vm1 reservation: 11/11 2M pages"
+expect_rc 0 "$HPFILLD" --release vm1
+
+reserve_release
+[ "$(cat $G/resv_hugepages)" = 0 ] || fail "resv_hugepages $(cat $G/resv_hugepages) after the workload"
+echo PASS
