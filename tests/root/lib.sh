@@ -40,11 +40,16 @@ save_pools() {
 }
 
 restore_pools() {
-        # per-node counts first, then global ones; each pool back to what it held
+        # per-node counts first, then global ones; each pool back to what it held (only what
+        # changed is written: the kernel refuses any write of a gigantic pool's overcommit)
         if [ -d "$NODES/node0" ]; then
-                grep "^$NODES" "$SAVED" | while read -r f v; do echo "$v" >"$f" || true; done
+                grep "^$NODES" "$SAVED" | while read -r f v; do
+                        [ "$(cat "$f")" = "$v" ] || echo "$v" >"$f" || true
+                done
         fi
-        grep -v "^$NODES" "$SAVED" | while read -r f v; do echo "$v" >"$f" || true; done
+        grep -v "^$NODES" "$SAVED" | while read -r f v; do
+                [ "$(cat "$f")" = "$v" ] || echo "$v" >"$f" || true
+        done
 }
 
 # fifo_go FIFO: lets a fill paused at HPFILLD_TEST_PAUSE_FIFO go on. The write waits until the
