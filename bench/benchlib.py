@@ -2,6 +2,7 @@
 """Shared by the bench scripts: the 2 MiB pool's knobs, timing of whole commands, the table."""
 import contextlib
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -73,15 +74,21 @@ def warm_free_memory(hpfilld, share=0.75):
 
 
 def run_interleaved(tools, pages, runs, warmup):
-    """Empties the pool (untimed) before each run; every tool once per round, so drift hits all
-    alike. Returns {tool: [seconds]}. Restores the pool's size and overcommit."""
+    """Empties the pool (untimed) before each run; every tool once per round, in an order shuffled
+    every round, so drift and what ran before hit all alike. Returns {tool: [seconds]}. Restores the pool's size and overcommit."""
     times = {t: [] for t in tools}
     with pool_kept():
         for _ in range(warmup):  # first touch of guest memory costs far more than later ones
             write("nr_hugepages", pages)
             write("nr_hugepages", 0)
-        for _ in range(runs):
-            for name, cmd in tools.items():
+        for i in range(runs):
+            # a new order every round (the same in every bench run): what ran just before (a
+            # fault fill that touched memory, HVO's vmemmap work) must not always come before
+            # the same tool, as it would in a fixed or merely rotated order
+            names = list(tools)
+            random.Random(i).shuffle(names)
+            for name in names:
+                cmd = tools[name]
                 write("nr_hugepages", 0)
                 dt = timed(cmd)
                 got = read("nr_hugepages")

@@ -29,6 +29,13 @@ tools="echo"
 tools="$tools sysfs"
 for t in ${THREADS//,/ }; do tools="$tools fault-$t"; done
 tools="$tools auto"
+# one shuffled order per round, the same in every bench run
+RUNS_ORDERS=$((RUNS > 0 ? RUNS : 1))
+orders=$(python3 -c 'import random, sys
+for i in range(int(sys.argv[1])):
+    t = sys.argv[2:]
+    random.Random(i).shuffle(t)
+    print(" ".join(t))' "$RUNS_ORDERS" $tools)
 
 vm_guest <<GUEST
 H=\$HP/hugepages-2048kB
@@ -53,7 +60,9 @@ while [ \$i -lt $WARMUP ]; do
 done
 i=0
 while [ \$i -lt $RUNS ]; do
-        for tool in $tools; do
+        # a new order every round, as in benchlib.run_interleaved() (orders made on the host)
+        order=\$(echo "$orders" | sed -n "\$((i % $RUNS_ORDERS + 1))p")
+        for tool in \$order; do
                 echo 0 > \$H/nr_hugepages
                 ms=\$(run_tool \$tool)
                 expect_eq "\$tool: nr_hugepages" "\$(cat \$H/nr_hugepages)" $PAGES
