@@ -200,12 +200,18 @@ static void record_pool(struct job *j, const struct plan_pool *pp, const struct 
 static void record_reserve(struct job *j, const struct reserve_run *rr) {
         const struct plan_pool *pp = &rr->plan->pool;
         bool ready = !rr->error && (rr->kept || rr->faulted >= pp->target_total);
+        char nodes[128] = "";
         int r;
 
         if (!j->record)
                 return;
+        /* the nodes its pages were asked on, for `hpfilld status` */
+        for (size_t k = 0, n = 0; k < pp->n_nodes && n + 12 < sizeof(nodes); k++)
+                if (pp->nodes[k].target > 0)
+                        n += (size_t) snprintf(nodes + n, sizeof(nodes) - n, "%s%u", n ? "," : "", pp->nodes[k].node);
         r = fill_record_add_reserve(j->record, rr->plan->name, pp->page_size, ready ? pp->target_total : 0,
-                                    pp->target_total, ready ? MR_READY : rr->error ? MR_FAILED : MR_SHORT, rr->path);
+                                    pp->target_total, ready ? MR_READY : rr->error ? MR_FAILED : MR_SHORT, nodes,
+                                    rr->path);
         if (r < 0)
                 log_warning_errno(r, "Cannot record reservation '%s' for the metrics: %m, ignoring", rr->plan->name);
 }
