@@ -11,9 +11,10 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # a minbase chroot): the Debian rootfs that vm-systemd boots; procps: /bin/kill, which the unit's
 # ExecReload= runs and `systemd-analyze verify` (tests/unit/verify-unit.sh) wants to find;
 # debhelper and lintian: the Debian package built and checked (tests/pkg/); prometheus
-# (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does.
+# (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does;
+# python3-jsonschema: the JSON output checked against doc/hpfilld-json.schema.json.
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
-debhelper lintian prometheus prometheus-node-exporter curl"
+debhelper lintian prometheus prometheus-node-exporter curl python3-jsonschema"
 
 pkgs=$build_pkgs
 case "${1:-}" in

@@ -47,6 +47,11 @@ struct job {
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
+        /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
+         * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
+         * nothing when it stopped before */
+        FILE *json;
+        size_t json_items; /* in the array being written */
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

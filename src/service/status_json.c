@@ -129,7 +129,7 @@ static void print_reserve(const struct reserve_found *r, const struct metrics_re
 }
 
 void status_print_json(const struct status_data *d, FILE *f) {
-        fputs("{", f);
+        fputs("{\"kind\": \"status\", ", f);
         print_pools(d, f);
         print_journal(d, f);
         print_last_fill(d, f);

@@ -4,15 +4,8 @@
 # GiB beside pages, what the last exit status means, and every reservation on disk (name, size,
 # node, file, owner, mode, in use or not), also one an earlier fill made and a later one did not
 # name; as root and as nobody.
-# In a mount namespace of its own, with only its own hugetlbfs mount: the reservations go there
-# whatever other tests of this host have mounted (the pools are the host's all the same).
-if [ -z "${STATUS_TEST_NS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-        STATUS_TEST_NS=1 exec unshare --mount --propagation private "$0" "$@"
-fi
+OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
-if [ -n "${STATUS_TEST_NS:-}" ]; then
-        awk '$3 == "hugetlbfs" { print $2 }' /proc/self/mounts | while read -r m; do umount "$m"; done
-fi
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
