@@ -124,7 +124,7 @@ _hpfilld() {
                         bench) words="--page-size --size --runs --json --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
-                                       --shrink --drop-caches --reserve --release --dry-run --root --log-target
+                                       --shrink --drop-caches --reserve --release --dry-run --json --root --log-target
                                        --metrics-file --verbose --quiet"
                                 [ "$_hpfilld_cw" = 1 ] && words="status bench $words"
                                 ;;

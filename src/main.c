@@ -27,6 +27,7 @@
 #include "service/metrics_out.h"
 #include "service/notify.h"
 #include "service/progress.h"
+#include "service/report_doc.h"
 #include "config.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
@@ -43,7 +44,7 @@
 /* What the command line says. Reloads rebuild the configuration from it: files, then the
  * kernel command line, then these on top. */
 struct options {
-        bool once, dry_run, check_config;
+        bool once, dry_run, check_config, json;
         const char *config; /* --config: this file instead of the default ones */
         const char *root;   /* --root */
         struct config cli;  /* settings, --pool and --reserve */
@@ -77,6 +78,7 @@ static void help(void) {
                "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@node0\n"
                "     --release NAME...      Remove the reservations named (on its own)\n"
                "  -n --dry-run              Print the plan, change nothing\n"
+               "     --json                 With --once or --dry-run: the report or the plan as JSON\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
                "     --lock-timeout SEC     How long to wait for another fill of this host (default 60)\n"
                "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
@@ -178,6 +180,7 @@ enum {
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
         ARG_LOCK_TIMEOUT,
+        ARG_JSON,
         ARG_SETTING = 0x200, /* + the index of the setting in settings_table[] */
 };
 
@@ -190,6 +193,7 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                 { "pool", required_argument, NULL, 'p' },
                 { "config", required_argument, NULL, 'c' },
                 { "dry-run", no_argument, NULL, 'n' },
+                { "json", no_argument, NULL, ARG_JSON },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "root", required_argument, NULL, ARG_ROOT },
@@ -281,6 +285,9 @@ static int parse_option(struct options *o, int c, char *argv[]) {
         case ARG_CHECK_CONFIG:
                 o->check_config = true;
                 return 0;
+        case ARG_JSON:
+                o->json = true;
+                return 0;
         case ARG_LOCK_TIMEOUT:
                 if (parse_uint_range(optarg, 0, 86400, &o->lock_timeout_s) < 0)
                         return usage_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);
@@ -323,6 +330,8 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
                                    "--check-config or fill settings with it");
         if (o->check_config && o->dry_run)
                 return usage_error("--check-config and --dry-run: one or the other");
+        if (o->json && (!(o->once || o->dry_run) || o->check_config))
+                return usage_error("--json goes with --once (the report) or --dry-run (the plan)");
         if (strlen(o->root) >= PATH_MAX)
                 return usage_error("--root '%.64s...': too long", o->root);
         shown_root_set(o->root);
@@ -477,7 +486,17 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .record = &record,
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
+        _cleanup_(freep) char *json = NULL;
+        size_t json_len = 0;
         int ret, r;
+
+        if (o->json) {
+                /* the members the job writes, wrapped in the document once its status is known */
+                j.json = open_memstream(&json, &json_len);
+                if (!j.json)
+                        return log_error_errno(-errno, "Out of memory"), EXIT_FAIL;
+                j.report = NULL;
+        }
 
         /* a person at a terminal sees the pools grow; logs, the journal and an initramfs do not */
         if (!j.dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
@@ -486,6 +505,14 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 j.userdata = &progress;
         }
         ret = job_run(&j, config);
+        if (j.json) {
+                r = fclose(j.json) != 0 ? -ENOMEM : report_document(stdout, o->dry_run, ret, json, &j);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot write the %s to standard output: %m", o->dry_run ? "plan" : "report");
+                        if (ret == EXIT_OK || ret == EXIT_SHORT)
+                                ret = EXIT_FAIL;
+                }
+        }
         if (o->check_config) {
                 if (ret == EXIT_OK)
                         log_info("The configuration is good: %zu pool(s), %zu reservation(s) planned on this machine",
@@ -535,6 +562,8 @@ static int run(const struct options *o, struct stop *stop) {
         if (config.n_pools == 0 && config.n_reserves == 0 && (o->once || o->dry_run || o->check_config)) {
                 log_info("No pools configured in %s, nothing to do", config_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
+                if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) {}) < 0)
+                        ret = EXIT_FAIL;
                 goto out;
         }
         r = drop_privileges(o, &config);

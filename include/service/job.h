@@ -48,6 +48,11 @@ struct job {
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
         char advice_cma[256];        /* out: for short gigantic pools, the hugetlb_cma= that keeps them allocatable */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
+        /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
+         * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
+         * nothing when it stopped before */
+        FILE *json;
+        size_t json_items; /* in the array being written */
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

@@ -41,6 +41,7 @@ struct metrics_reserve {
         uint64_t pages;  /* pages it holds (0 unless ready) */
         uint64_t target; /* pages asked for */
         enum metrics_reserve_state state;
+        char nodes[128]; /* the nodes it was asked on, "0,1"; "" where no node was named */
         char path[4096];
 };
 
@@ -77,7 +78,7 @@ int metrics_format(FILE *f, const struct metrics *m);
 int fill_record_add_size(struct fill_record *r, uint64_t page_size, uint64_t elapsed_ns, unsigned rounds, bool met);
 int fill_record_add_target(struct fill_record *r, uint64_t page_size, unsigned node, uint64_t target);
 int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t page_size, uint64_t pages,
-                            uint64_t target, enum metrics_reserve_state state, const char *path);
+                            uint64_t target, enum metrics_reserve_state state, const char *nodes, const char *path);
 void fill_record_done(struct fill_record *r);
 /* The record as text, and back: our own line format ("fill ...", "size ...", "target ...",
  * "reserve ..."). Parsing is strict: -EBADMSG on anything else. */

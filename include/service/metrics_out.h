@@ -18,6 +18,8 @@ int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status);
 int metrics_write_file(int rootfd, struct fill_record *rec, const char *path);
 /* Both of the above after a fill, failures logged as warnings (the fill stands). */
 void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *metrics_file);
+/* The record of the last fill (METRICS_RECORD_FILE), strictly parsed. */
+int metrics_record_read(int rootfd, struct fill_record *ret);
 /* The pools now and the last fill recorded, in the exposition format. */
 int metrics_print(int rootfd, FILE *f);
 /* Writes @len bytes of @text to @path atomically, mode 0644. */

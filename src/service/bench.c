@@ -5,6 +5,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "config.h"
 
 #include "service/bench.h"
 #include "util/shown.h"
@@ -39,8 +42,10 @@ struct bench {
         bool json;
         struct topology t;
         struct kernel_caps caps;
-        uint64_t *found; /* persistent pages per node before (nr_hugepages less surplus) */
+        uint64_t *found;   /* persistent pages per node before (nr_hugepages less surplus) */
+        uint64_t *surplus; /* surplus pages per node before: others' (a workload's), never counted */
         struct stop stop;
+        const char *pause_fifo; /* test builds: HPFILLD_TEST_BENCH_PAUSE_FIFO */
 };
 
 static int cmp_u64(const void *a, const void *b) {
@@ -48,9 +53,9 @@ static int cmp_u64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Puts every node back to the persistent pages found: the pages added are free, so they all go.
- * Persistent, not nr_hugepages: a workload's surplus pages counted in would be made persistent
- * by the write (set_max_huge_pages() adjusts surplus first) and stay when it exits. */
+/* Puts every node back to the persistent pages found: the pages added are free, so they all
+ * go, and surplus pages a workload holds that a run promoted are surplus again
+ * (set_max_huge_pages() turns pages in use above the count into surplus ones). */
 static int restore(struct bench *b) {
         int ret = 0;
 
@@ -101,12 +106,15 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
                 return -ENOMEM;
         while (b->t.page_sizes[si] != b->page_size)
                 si++;
+        /* Only the pages the run adds count: the target is above the surplus pages others hold
+         * too, which the write promotes first (set_max_huge_pages()) and restore() gives back. */
         for (size_t i = 0; i < b->t.n_nodes; i++) {
-                counts[si * b->t.n_nodes + i].nr = b->found[i];
+                counts[si * b->t.n_nodes + i].nr = b->found[i] + b->surplus[i];
+                counts[si * b->t.n_nodes + i].surplus = b->surplus[i];
                 if (b->t.nodes[i].has_memory)
                         nodes[n++] = (struct node_amount) {
                                 .node = b->t.nodes[i].id,
-                                .value = b->found[i] + b->bytes_per_node / b->page_size,
+                                .value = b->found[i] + b->surplus[i] + b->bytes_per_node / b->page_size,
                         };
         }
         spec.amount = (struct amount) { .kind = AMOUNT_PER_NODE, .nodes = nodes, .n_nodes = n };
@@ -213,7 +221,7 @@ static const struct bench_row *auto_row(const struct bench_row *rows, size_t n) 
 }
 
 static void print_json(const struct bench *b, const struct bench_row *rows, size_t n, size_t best, size_t n_mem,
-                       const char *kernel) {
+                       const char *kernel, const char *reason) {
         const struct bench_row *a = auto_row(rows, n);
         double gib = (double) b->bytes_per_node / (1 << 30);
         char why[400];
@@ -225,8 +233,8 @@ static void print_json(const struct bench *b, const struct bench_row *rows, size
                 printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": %.3f}",
                        i ? ", " : "", fill_mode_to_string(rows[i].mode), rows[i].threads,
                        (double) rows[i].median_us / 1000, gib * (double) n_mem / ((double) rows[i].median_us / 1e6));
-        printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u}",
-               fill_mode_to_string(rows[best].mode), rows[best].threads);
+        printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u, \"reason\": \"%s\"}",
+               fill_mode_to_string(rows[best].mode), rows[best].threads, reason);
         if (a) {
                 json_escape(why, sizeof(why), a->choice.why);
                 printf(", \"auto\": {\"picked\": \"%s\", \"sysfs_pages_per_s\": %.0f, \"fault_pages_per_s\": %.0f,"
@@ -238,35 +246,134 @@ static void print_json(const struct bench *b, const struct bench_row *rows, size
         printf(", \"kernel\": \"%s\"}\n", why);
 }
 
-static void print_results(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
-        const struct bench_row *a = auto_row(rows, n);
-        char name[32], size[32], kernel[192];
-        double gib = (double) b->bytes_per_node / (1 << 30);
-        size_t n_mem = 0;
+static size_t memory_nodes(const struct bench *b) {
+        size_t n = 0;
 
         for (size_t i = 0; i < b->t.n_nodes; i++)
-                n_mem += b->t.nodes[i].has_memory;
-        kernel_caps_describe(kernel, sizeof(kernel), &b->caps);
-        if (b->json) {
-                print_json(b, rows, n, best, n_mem, kernel);
-                return;
-        }
+                n += b->t.nodes[i].has_memory;
+        return n;
+}
+
+static void print_header(const struct bench *b) {
+        char name[32], size[32];
+        size_t n_mem = memory_nodes(b);
+
         printf("%s pages, %s per node on %zu node%s, median of %u run%s\n", page_size_name(b->page_size, name),
                page_size_name(b->bytes_per_node, size), n_mem, n_mem == 1 ? "" : "s", b->runs,
                b->runs == 1 ? "" : "s");
         printf("%-6s %14s %12s %10s\n", "MODE", "THREADS/NODE", "MS", "GIB/S");
+}
+
+static double row_gib_per_s(const struct bench *b, const struct bench_row *row) {
+        double gib = (double) b->bytes_per_node / (1 << 30);
+
+        return gib * (double) memory_nodes(b) / ((double) MAX(row->median_us, UINT64_C(1)) / 1e6);
+}
+
+/* A row as soon as it is measured: a pipe or a log sees it then, not at the end. */
+static void print_row(const struct bench *b, const struct bench_row *row) {
+        printf("%-6s %14u %12.1f %10.2f\n", fill_mode_to_string(row->mode), row->threads,
+               (double) row->median_us / 1000, row_gib_per_s(b, row));
+        (void) fflush(stdout);
+}
+
+/* Why the winner won, from what was measured and the kernel that it ran on (KERNEL.md): which
+ * method zeroes the pages, where, and what HVO costs a fault. */
+static const char *winner_reason(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
+        bool fault_measured = false;
+
         for (size_t i = 0; i < n; i++)
-                printf("%-6s %14u %12.1f %10.2f%s\n", fill_mode_to_string(rows[i].mode), rows[i].threads,
-                       (double) rows[i].median_us / 1000, gib * (double) n_mem / ((double) rows[i].median_us / 1e6),
-                       i == best ? "  <- recommended" : "");
+                fault_measured |= rows[i].mode == FILL_MODE_FAULT;
+        if (rows[best].mode == FILL_MODE_FAULT)
+                return b->caps.init_on_alloc
+                               ? "init-on-alloc-serial"  /* sysfs zeroes at allocation, on one CPU */
+                               : "fault-parallel";        /* faulting zeroes in parallel, and here that paid */
+        if (!fault_measured)
+                return b->page_size >= PLAN_GIGANTIC ? "gigantic" : "no-populate-write";
+        if (b->caps.hvo == 1)
+                return "hvo";
+        return b->caps.init_on_alloc ? "init-on-alloc-twice" : "no-zeroing-at-alloc";
+}
+
+static const char *winner_words(const char *reason) {
+        static const struct { const char *reason, *words; } table[] = {
+                { "no-zeroing-at-alloc", "this kernel does not zero at allocation (init_on_alloc off): sysfs only "
+                                         "allocates, the pages are zeroed when a workload first maps them" },
+                { "init-on-alloc-twice", "init_on_alloc zeroes every page at allocation, and a fault zeroes it "
+                                         "again: faulting zeroes each page twice, sysfs once" },
+                { "hvo", "HVO is on: each page a fault allocates waits for an RCU grace period, which the sysfs "
+                         "write batches" },
+                { "gigantic", "gigantic pages are never faulted in from nothing: sysfs is the only method" },
+                { "no-populate-write", "this kernel has no MADV_POPULATE_WRITE: sysfs is the only method" },
+                { "init-on-alloc-serial", "init_on_alloc zeroes every page at allocation, in sysfs's one serial "
+                                          "loop; the fault workers zero them in parallel" },
+                { "fault-parallel", "the fault workers zero the pages in parallel, faster than sysfs allocates "
+                                    "them one at a time" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (strcmp(table[i].reason, reason) == 0)
+                        return table[i].words;
+        return "";
+}
+
+/* The fastest row of the other method, for the ratio; NULL when only one was measured. */
+static const struct bench_row *runner_up(const struct bench_row *rows, size_t n, size_t best) {
+        const struct bench_row *r = NULL;
+
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].mode != FILL_MODE_AUTO && rows[i].mode != rows[best].mode &&
+                    (!r || rows[i].median_us < r->median_us))
+                        r = &rows[i];
+        return r;
+}
+
+static void print_results(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
+        const struct bench_row *a = auto_row(rows, n), *other = runner_up(rows, n, best);
+        const char *reason = winner_reason(b, rows, n, best);
+        char kernel[192];
+
+        kernel_caps_describe(kernel, sizeof(kernel), &b->caps);
+        if (b->json) {
+                print_json(b, rows, n, best, memory_nodes(b), kernel, reason);
+                return;
+        }
         if (a)
                 printf("auto picked %s, %.2fx the best: %s\n", fill_mode_to_string(a->choice.method),
                        (double) a->median_us / (double) MAX(rows[best].median_us, UINT64_C(1)), a->choice.why);
         printf("Kernel: %s\n", kernel);
+        printf("Winner: %s", fill_mode_to_string(rows[best].mode));
+        if (other)
+                printf(", %.2fx as fast as %s", (double) other->median_us / (double) MAX(rows[best].median_us, UINT64_C(1)),
+                       fill_mode_to_string(other->mode));
+        printf(": %s\n", winner_words(reason));
         printf("Recommended: Mode=%s", fill_mode_to_string(rows[best].mode));
         if (rows[best].mode == FILL_MODE_FAULT)
                 printf(" ThreadsPerNode=%u", rows[best].threads);
         printf("\n");
+}
+
+/* Every pool file the runs write, before the first: a user who may not write them is told the
+ * bench needs root (exit status 1), not that a pool could not be put back. */
+static int check_writable(const struct bench *b) {
+        char path[160];
+
+        for (size_t i = 0; i < b->t.n_nodes; i++) {
+                if (!b->t.nodes[i].has_memory)
+                        continue;
+                (void) pool_path(path, sizeof(path), &b->t, b->t.nodes[i].id, b->page_size, "nr_hugepages");
+                if (faccessat(b->rootfd, path, W_OK, AT_EACCESS) < 0) {
+                        int error = errno;
+
+                        if (error == EACCES || error == EPERM || error == EROFS)
+                                log_error("bench needs root: it fills and empties the pools, and %s/%s is not "
+                                          "writable here (%s); nothing was changed",
+                                          shown_root(), path, strerror(error));
+                        else
+                                log_error_errno(-errno, "Cannot write %s/%s: %m; nothing was changed", shown_root(), path);
+                        return 1;
+                }
+        }
+        return 0;
 }
 
 /* The machine as the bench needs it: the page size offered, a size it can take, the pools as
@@ -292,13 +399,18 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
         }
         kernel_caps_read(b->rootfd, strcmp(b->root, "/") == 0, KERNEL_CAPS_CMDLINE_UNREAD, &b->caps);
         b->found = calloc(b->t.n_nodes, sizeof(*b->found));
-        if (!b->found)
+        b->surplus = calloc(b->t.n_nodes, sizeof(*b->surplus));
+        if (!b->found || !b->surplus)
                 return 1;
         for (size_t i = 0; i < b->t.n_nodes; i++) {
-                if (pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &b->found[i]) < 0) {
+                struct pool_counts c;
+
+                if (pool_read_counts(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &c) < 0) {
                         log_error("Cannot read node%u's pool", b->t.nodes[i].id);
                         return 1;
                 }
+                b->found[i] = pool_counts_persistent(&c);
+                b->surplus[i] = c.surplus;
                 cpus = MAX(cpus, (unsigned) b->t.nodes[i].n_cpus);
                 /* half the node's memory at most: a bench must not squeeze the host */
                 if (b->t.nodes[i].has_memory && b->bytes_per_node > b->t.nodes[i].mem_total / 2) {
@@ -306,35 +418,85 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
                         return 2;
                 }
         }
+        r = check_writable(b);
+        if (r != 0)
+                return r;
         *ret_cpus = cpus;
         return 0;
 }
 
-/* Every setting @b->runs times, interleaved after an untimed warm-up; medians in @rows. */
-static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
+#if HAVE_TEST_HOOKS
+/* Test hook (HPFILLD_TEST_BENCH_PAUSE_FIFO): after the first row, wait until something is
+ * written to the FIFO, so that a test sees that row before the bench ends. */
+static void pause_after_row(const char *fifo) {
+        char buf[16];
+        int fd = open(fifo, O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return;
+        while (read(fd, buf, sizeof(buf)) > 0)
+                ;
+        (void) close(fd);
+}
+#endif
+
+static void describe_row(const struct bench_row *row, char *buf, size_t size) {
+        if (row->mode == FILL_MODE_AUTO)
+                (void) snprintf(buf, size, "auto (measures, then picks, as a fill does)");
+        else if (row->mode == FILL_MODE_FAULT)
+                (void) snprintf(buf, size, "fault, %u thread%s per node", row->threads, row->threads == 1 ? "" : "s");
+        else
+                (void) snprintf(buf, size, "sysfs");
+}
+
+/* One setting @b->runs times, the pools put back after each; its median in @row. */
+static int bench_row(struct bench *b, struct bench_row *row) {
+        char what[64];
         int r;
 
+        describe_row(row, what, sizeof(what));
+        for (unsigned run = 0; run < b->runs; run++) {
+                uint64_t us;
+
+                log_info("Measuring %s: run %u of %u", what, run + 1, b->runs);
+                r = one_run(b, row, &us);
+                if (restore(b) < 0 || r < 0)
+                        return -1;
+                row->us[row->runs++] = us;
+        }
+        qsort(row->us, row->runs, sizeof(uint64_t), cmp_u64);
+        row->median_us = row->us[row->runs / 2];
+        return 0;
+}
+
+/* Every setting in turn after an untimed warm-up, each row printed as soon as it is measured. */
+static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
+        char size[32];
+        int r;
+
+        log_info("Filling %s per node and putting the pool back, %u time%s per setting, %zu settings",
+                 page_size_name(b->bytes_per_node, size), b->runs, b->runs == 1 ? "" : "s", n_rows);
         /* Warm-up, untimed: the first touch of memory costs far more than later ones. */
         for (size_t i = 0; i < (n_rows > 1 ? 2 : 1); i++) {
                 uint64_t us;
+
+                log_info("Warming up (untimed)");
                 r = one_run(b, &rows[i], &us);
                 if (restore(b) < 0 || r < 0)
                         return -1;
         }
-        for (unsigned run = 0; run < b->runs; run++)
-                for (size_t i = 0; i < n_rows; i++) { /* interleaved: drift hits every setting alike */
-                        uint64_t us;
-
-                        log_debug("%s, %u threads/node, run %u", fill_mode_to_string(rows[i].mode), rows[i].threads,
-                                  run + 1);
-                        r = one_run(b, &rows[i], &us);
-                        if (restore(b) < 0 || r < 0)
-                                return -1;
-                        rows[i].us[rows[i].runs++] = us;
-                }
+        if (!b->json)
+                print_header(b);
         for (size_t i = 0; i < n_rows; i++) {
-                qsort(rows[i].us, rows[i].runs, sizeof(uint64_t), cmp_u64);
-                rows[i].median_us = rows[i].us[rows[i].runs / 2];
+                if (bench_row(b, &rows[i]) < 0)
+                        return -1;
+                if (b->json)
+                        continue;
+                print_row(b, &rows[i]);
+#if HAVE_TEST_HOOKS
+                if (i == 0 && b->pause_fifo)
+                        pause_after_row(b->pause_fifo);
+#endif
         }
         return 0;
 }
@@ -362,6 +524,9 @@ int bench_main(int argc, char *argv[]) {
                 return 2;
         }
         b.rootfd = rootfd;
+#if HAVE_TEST_HOOKS
+        b.pause_fifo = getenv("HPFILLD_TEST_BENCH_PAUSE_FIFO");
+#endif
         ret = bench_setup(&b, &cpus);
         if (ret != 0)
                 goto out;
@@ -384,6 +549,7 @@ out:
         if (stop_requested(&b.stop))
                 log_error("Interrupted; the pools are back as found");
         free(b.found);
+        free(b.surplus);
         topology_done(&b.t);
         stop_done(&b.stop);
         return ret;

@@ -21,6 +21,8 @@
 #include "plan/plan.h"
 #include "kernel/pool.h"
 #include "plan/report.h"
+#include "plan/report_json.h"
+#include "util/json.h"
 #include "fill/reserve.h"
 #include "service/hostlock.h"
 #include "fill/journal.h"
@@ -238,14 +240,50 @@ static void record_pool(struct job *j, const struct plan_pool *pp, const struct 
 static void record_reserve(struct job *j, const struct reserve_run *rr) {
         const struct plan_pool *pp = &rr->plan->pool;
         bool ready = !rr->error && (rr->kept || rr->faulted >= pp->target_total);
+        char nodes[128] = "";
         int r;
 
         if (!j->record)
                 return;
+        /* the nodes its pages were asked on, for `hpfilld status` */
+        for (size_t k = 0, n = 0; k < pp->n_nodes && n + 12 < sizeof(nodes); k++)
+                if (pp->nodes[k].target > 0)
+                        n += (size_t) snprintf(nodes + n, sizeof(nodes) - n, "%s%u", n ? "," : "", pp->nodes[k].node);
         r = fill_record_add_reserve(j->record, rr->plan->name, pp->page_size, ready ? pp->target_total : 0,
-                                    pp->target_total, ready ? MR_READY : rr->error ? MR_FAILED : MR_SHORT, rr->path);
+                                    pp->target_total, ready ? MR_READY : rr->error ? MR_FAILED : MR_SHORT, nodes,
+                                    rr->path);
         if (r < 0)
                 log_warning_errno(r, "Cannot record reservation '%s' for the metrics: %m, ignoring", rr->plan->name);
+}
+
+/* "ready", "kept", "short", "interrupted", "failed" */
+static const char *reserve_state_json(const struct reserve_run *r) {
+        if (r->error)
+                return "failed";
+        if (r->kept)
+                return "kept";
+        if (r->faulted < r->plan->pool.target_total)
+                return r->interrupted ? "interrupted" : "short";
+        return "ready";
+}
+
+static void reserve_json(struct job *j, const struct reserve_run *r) {
+        const char *state = reserve_state_json(r);
+        bool there = strcmp(state, "ready") == 0 || strcmp(state, "kept") == 0;
+
+        fputs(j->json_items++ ? ", {\"name\": " : "{\"name\": ", j->json);
+        json_string(j->json, r->plan->name);
+        fprintf(j->json, ", \"page_size\": %" PRIu64 ", \"target\": %" PRIu64 ", \"pages\": %" PRIu64
+                         ", \"state\": \"%s\", \"path\": ",
+                r->plan->pool.page_size, r->plan->pool.target_total, there ? r->plan->pool.target_total : r->faulted,
+                state);
+        json_string(j->json, there ? r->path : NULL);
+        fprintf(j->json, ", \"elapsed_seconds\": %.6f, \"threads\": %u, \"errno\": ", (double) r->elapsed_ns / 1e9,
+                r->threads);
+        if (r->error)
+                fprintf(j->json, "%d}", -r->error);
+        else
+                fputs("null}", j->json);
 }
 
 static void report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
@@ -273,7 +311,9 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, " at %s", r->path);
                 }
                 summary_add(j, line);
-                if (j->report && log_get_max_level() >= LOG_INFO) {
+                if (j->json)
+                        reserve_json(j, r);
+                else if (j->report && log_get_max_level() >= LOG_INFO) {
                         char shown[sizeof(line)];
 
                         escape_controls(shown, sizeof(shown), line);
@@ -389,7 +429,10 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
         }
         report_pool_line(line, sizeof(line), pp, &o);
         summary_add(j, line);
-        if (j->report && log_get_max_level() >= LOG_INFO)
+        if (j->json) {
+                fputs(j->json_items++ ? ", " : "", j->json);
+                report_pool_json(j->json, pp, &o, plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent));
+        } else if (j->report && log_get_max_level() >= LOG_INFO)
                 report_pool(j->report, pp, &o);
         tally->failed |= run->error != 0;
         tally->interrupted |= run->interrupted;
@@ -448,8 +491,18 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
+        if (j->json) {
+                fputs("\"pools\": [", j->json);
+                j->json_items = 0;
+        }
         for (size_t i = 0; i < p->n_pools; i++)
                 report_outcome(j, t, &runs[i], p->min_percent, after, surplus_after, &tally);
+        if (j->json) {
+                fputs("], ", j->json);
+                report_kernel_json(j->json, caps);
+                fputs(", \"reservations\": [", j->json);
+                j->json_items = 0;
+        }
         report_measured(j, p, runs, caps);
         advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
@@ -459,6 +512,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                         j->progress_done(j->userdata);
                 report_reserves(j, reserves, p->n_reserves, &tally.failed, &tally.short_);
         }
+        if (j->json)
+                fputs("]", j->json);
         tally.interrupted |= stop_requested(j->stop);
         report_flush(j);
         if (tally.interrupted)
@@ -516,7 +571,11 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
                 log_error_errno(-ENOMEM, "Out of memory");
                 return EXIT_FAIL;
         }
-        if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO) {
+        if (j->dry_run && j->json) {
+                report_plan_json(j->json, p);
+                fputs(", ", j->json);
+                report_kernel_json(j->json, caps);
+        } else if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO) {
                 char kernel[160];
 
                 report_plan(j->report, p);

@@ -192,16 +192,18 @@ int fill_record_add_target(struct fill_record *r, uint64_t page_size, unsigned n
 }
 
 int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t page_size, uint64_t pages,
-                            uint64_t target, enum metrics_reserve_state state, const char *path) {
+                            uint64_t target, enum metrics_reserve_state state, const char *nodes, const char *path) {
         struct metrics_reserve *rs;
 
-        if (strlen(name) >= sizeof(rs->name) || strlen(path) >= sizeof(rs->path) || strpbrk(path, "\n"))
+        if (strlen(name) >= sizeof(rs->name) || strlen(path) >= sizeof(rs->path) || strpbrk(path, "\n") ||
+            strlen(nodes) >= sizeof(rs->nodes) || nodes[strspn(nodes, "0123456789,")])
                 return -EINVAL;
         rs = GROW(r->reserves, r->n_reserves);
         if (!rs)
                 return -ENOMEM;
         *rs = (struct metrics_reserve) { .page_size = page_size, .pages = pages, .target = target, .state = state };
         strcpy(rs->name, name);
+        strcpy(rs->nodes, nodes);
         strcpy(rs->path, path);
         return 0;
 }
@@ -223,9 +225,9 @@ int fill_record_write(FILE *f, const struct fill_record *r) {
                 fprintf(f, "target %" PRIu64 " %u %" PRIu64 "\n", r->targets[i].page_size, r->targets[i].node,
                         r->targets[i].target);
         for (size_t i = 0; i < r->n_reserves; i++)
-                fprintf(f, "reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s\n", r->reserves[i].name,
+                fprintf(f, "reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s %s\n", r->reserves[i].name,
                         r->reserves[i].page_size, r->reserves[i].pages, r->reserves[i].target, r->reserves[i].state,
-                        r->reserves[i].path);
+                        *r->reserves[i].nodes ? r->reserves[i].nodes : "-", r->reserves[i].path);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -233,7 +235,7 @@ static int parse_line(const char *line, struct fill_record *r) {
         uint64_t a, b, c, d;
         unsigned u;
         int i, n = 0;
-        char name[64];
+        char name[64], nodes[128];
 
         if (sscanf(line, "fill %" SCNd64 " %d %" SCNu64 " %" SCNu64 "%n", &r->time_ns, &r->exit_status,
                    &r->elapsed_ns, &r->fills_total, &n) == 4 && !line[n]) {
@@ -249,10 +251,13 @@ static int parse_line(const char *line, struct fill_record *r) {
         }
         if (sscanf(line, "target %" SCNu64 " %u %" SCNu64 "%n", &a, &u, &b, &n) == 3 && !line[n])
                 return fill_record_add_target(r, a, u, b);
-        if (sscanf(line, "reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %n", name, &a, &b, &c, &i, &n) == 5 &&
+        /* NODES: "0,1", or "-" for none named */
+        if (sscanf(line, "reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c, &i,
+                   nodes, &n) == 6 &&
             n > 0 && i >= 0 && i < _MR_MAX && line[n] == '/') {
                 d = (uint64_t) i;
-                return fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d, line + n);
+                return fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d,
+                                               strcmp(nodes, "-") == 0 ? "" : nodes, line + n);
         }
         return -EBADMSG;
 }

@@ -147,25 +147,43 @@ static int render(int rootfd, struct fill_record *rec, char **ret, size_t *ret_l
         return r;
 }
 
-static int record_read(int rootfd, struct fill_record *ret) {
+int metrics_record_read(int rootfd, struct fill_record *ret) {
         _cleanup_(freep) char *text = NULL;
         int r = read_full_file_at(rootfd, METRICS_RECORD_FILE, 1024 * 1024, &text, NULL);
 
         return r < 0 ? r : fill_record_parse(text, ret);
 }
 
-/* The counters go on from the record before (since boot: /run is a tmpfs). */
+static bool record_has_reserve(const struct fill_record *rec, const struct metrics_reserve *rs) {
+        for (size_t i = 0; i < rec->n_reserves; i++)
+                if (strcmp(rec->reserves[i].name, rs->name) == 0 && strcmp(rec->reserves[i].path, rs->path) == 0)
+                        return true;
+        return false;
+}
+
+/* The counters go on from the record before (since boot: /run is a tmpfs), and so do the
+ * reservations an earlier fill made that are still there: a later fill without them does not
+ * remove them, so the record does not forget them either. */
 static void carry_counters(int rootfd, struct fill_record *rec) {
         struct fill_record old = {};
 
         rec->fills_total = 1;
-        if (record_read(rootfd, &old) < 0)
+        if (metrics_record_read(rootfd, &old) < 0)
                 return;
         rec->fills_total += old.fills_total;
         for (size_t i = 0; i < rec->n_sizes; i++)
                 for (size_t k = 0; k < old.n_sizes; k++)
                         if (old.sizes[k].page_size == rec->sizes[i].page_size)
                                 rec->sizes[i].rounds_total += old.sizes[k].rounds_total;
+        reserves_now(rootfd, &old);
+        for (size_t k = 0; k < old.n_reserves; k++) {
+                const struct metrics_reserve *rs = &old.reserves[k];
+
+                if (rs->state == MR_READY && !record_has_reserve(rec, rs) &&
+                    fill_record_add_reserve(rec, rs->name, rs->page_size, rs->pages, rs->target, rs->state, rs->nodes,
+                                            rs->path) < 0)
+                        log_warning("Cannot keep reservation '%s' in the record: out of memory, ignoring", rs->name);
+        }
         fill_record_done(&old);
 }
 
@@ -219,7 +237,7 @@ int metrics_print(int rootfd, FILE *f) {
         size_t len = 0;
         int r;
 
-        have = record_read(rootfd, &rec) >= 0;
+        have = metrics_record_read(rootfd, &rec) >= 0;
         r = render(rootfd, have ? &rec : NULL, &text, &len);
         if (r >= 0 && fwrite(text, 1, len, f) != len)
                 r = -EIO;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# hpfilld bench: a table (or JSON) with every method and thread count, a recommendation,
-# and the pools exactly as found afterwards.
+# hpfilld bench: a table (or JSON) with every method and thread count, each row printed as it
+# is measured, a recommendation and why the winner won, and the pools exactly as found
+# afterwards, also with surplus pages a workload holds; as a user it says it needs root.
 . "$(dirname "$0")/lib.sh"
 
 pool2m_set 5
@@ -20,6 +21,8 @@ rec = (d["recommended"]["mode"], d["recommended"]["threads_per_node"])
 assert rec in modes, rec
 best = min((r for r in d["results"] if r["mode"] != "auto"), key=lambda r: r["ms"])
 assert (best["mode"], best["threads_per_node"]) == rec, (best, rec)
+assert d["recommended"]["reason"] in ("no-zeroing-at-alloc", "init-on-alloc-twice", "hvo", "gigantic",
+                                      "no-populate-write", "init-on-alloc-serial", "fault-parallel"), d["recommended"]
 # auto measured, as a fill would, and says what and why
 assert ("auto", 0) in modes, modes
 a = d["auto"]
@@ -35,6 +38,61 @@ expect_in "$WORK/out" "^Recommended: Mode=(sysfs|fault)"
 expect_in "$WORK/out" "^auto picked (sysfs|fault), [0-9.]+x the best: .*pages/s"
 expect_in "$WORK/out" "^Kernel: Linux .*: HVO (on|off|absent), init_on_alloc (on|off) \(from: (kernel command line|/boot/config|unknown)\)$"
 [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
+# the winner, explained from the kernel it was measured on
+expect_in "$WORK/out" "^Winner: (sysfs|fault), [0-9.]+x as fast as (sysfs|fault): .+"
+winner=$(sed -n 's/^Winner: \([a-z]*\),.*/\1/p' "$WORK/out")
+if grep -q "^Kernel: .*HVO off, init_on_alloc off" "$WORK/out" && [ "$winner" = sysfs ]; then
+        expect_in "$WORK/out" "^Winner: sysfs, .*: this kernel does not zero at allocation \(init_on_alloc off\)"
+elif grep -q "^Kernel: .*HVO on" "$WORK/out" && [ "$winner" = sysfs ]; then
+        expect_in "$WORK/out" "^Winner: sysfs, .*: HVO is on"
+elif grep -q "^Kernel: .*init_on_alloc on" "$WORK/out"; then
+        expect_in "$WORK/out" "^Winner: $winner, .*: init_on_alloc zeroes every page at allocation"
+fi
+# what it is doing, on stderr
+expect_in "$WORK/err" "^hpfilld: Measuring sysfs: run 1 of 1$"
+expect_in "$WORK/err" "^hpfilld: Measuring fault, 1 thread per node: run 1 of 1$"
+
+# each row as it is measured: the first row comes through the pipe while the bench waits (a
+# test hook) with the rest still to measure
+if [ "${HPFILLD_TEST_HOOKS:-}" = yes ]; then
+        FIFO="$WORK/bench.fifo"
+        mkfifo "$FIFO"
+        coproc BENCH { HPFILLD_TEST_BENCH_PAUSE_FIFO="$FIFO" "$HPFILLD" bench --size 32M --runs 1 2>"$WORK/bench.err"; }
+        bench_pid=$BENCH_PID
+        row=
+        while read -r -t 60 line <&"${BENCH[0]}"; do
+                echo "$line" >>"$WORK/bench.out"
+                case $line in "sysfs "*) row=$line; break ;; esac
+        done
+        [ -n "$row" ] || fail "no sysfs row came through the pipe: $(cat "$WORK/bench.out" "$WORK/bench.err")"
+        kill -0 "$bench_pid" || fail "the bench ended before its first row was read"
+        ! grep -q "^Recommended" "$WORK/bench.out" || fail "the bench had ended"
+        expect_in "$WORK/bench.err" "Measuring sysfs: run 1 of 1$"
+        ! grep -q "Measuring fault" "$WORK/bench.err" || fail "the bench went on past its pause"
+        fifo_go "$FIFO"
+        cat <&"${BENCH[0]}" >>"$WORK/bench.out"
+        wait "$bench_pid" || fail "the bench failed: $(cat "$WORK/bench.err")"
+        expect_in "$WORK/bench.out" "^fault +1 +"
+        expect_in "$WORK/bench.out" "^Recommended: Mode="
+        [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
+fi
+
+# surplus pages a workload holds are not the bench's: not counted, and surplus again after
+pool2m_set 0
+echo 20 >$HP/hugepages-2048kB/nr_overcommit_hugepages
+hold_pages 8
+with_workload=$(snapshot)
+expect_rc 0 "$HPFILLD" bench --size 32M --runs 1
+[ "$(snapshot)" = "$with_workload" ] || fail "bench changed the pools of a workload: $(diff <(echo "$with_workload") <(snapshot))"
+hold_release
+echo 0 >$HP/hugepages-2048kB/nr_overcommit_hugepages
+pool2m_set 5
+
+# as a user: it needs root, and says so; nothing changes
+expect_rc 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" bench --size 32M --runs 1
+expect_in "$WORK/err" "^hpfilld: bench needs root: it fills and empties the pools, and /sys/.*/nr_hugepages is not writable here \(Permission denied\); nothing was changed$"
+! grep -q "could not put the pool back" "$WORK/err" || fail "as a user: $(cat "$WORK/err")"
+[ "$(snapshot)" = "$before" ] || fail "bench as a user changed the pools"
 
 expect_rc 2 "$HPFILLD" bench --size 100T
 expect_in "$WORK/err" "more than half of node"

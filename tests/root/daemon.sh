@@ -21,8 +21,8 @@ python3 "$(dirname "$0")/notify.py" "$HPFILLD" "$first" $MNT || fail "notify.py"
 pool2m_set 0
 expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=24"
 expect_rc 0 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" status
-expect_in "$WORK/out" "^SIZE +NODE +PAGES +FREE +SURPLUS$"
-expect_in "$WORK/out" "^2M +node$first +24 +24 +0$"
+expect_in "$WORK/out" "^SIZE +NODE +TARGET +PAGES +GiB +FREE +SURPLUS$"
+expect_in "$WORK/out" "^2M +node$first +24 +24 +0\.05 +24 +0$"
 expect_rc 0 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" status --json
 python3 - "$WORK/out" "$first" <<'PY'
 import json, sys
@@ -30,7 +30,8 @@ d = json.load(open(sys.argv[1]))
 p = [p for p in d["pools"] if p["page_size"] == 2 << 20][0]
 n = [n for n in p["nodes"] if n["node"] == int(sys.argv[2])][0]
 assert n["pages"] == 24 and n["free"] == 24 and n["surplus"] == 0, n
-assert d["last_fill"] is not None and "2M pool: 24/24 pages" in d["last_fill"]["summary"], d["last_fill"]
+assert n["target"] == 24, n
+assert d["last_fill"] is not None and [s["page_size"] for s in d["last_fill"]["sizes"]] == [2 << 20], d["last_fill"]
 assert d["last_fill"]["exit_status"] == 0
 PY
 echo PASS

@@ -6,6 +6,15 @@ HP=/sys/kernel/mm/hugepages
 NODES=/sys/devices/system/node
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
+# OWN_MOUNT_NS=1 before sourcing: the test runs in a mount namespace of its own, without the
+# hugetlbfs mounts of the host, so that the reservations go to the mount it makes whatever other
+# tests of this host have mounted (the pools are the host's all the same).
+if [ -n "${OWN_MOUNT_NS:-}" ] && [ -z "${IN_OWN_MOUNT_NS:-}" ] && command -v unshare >/dev/null; then
+        IN_OWN_MOUNT_NS=1 exec unshare --mount --propagation private "$0" "$@"
+fi
+if [ -n "${IN_OWN_MOUNT_NS:-}" ]; then
+        awk '$3 == "hugetlbfs" { print $2 }' /proc/self/mounts | while read -r m; do umount "$m"; done
+fi
 [ -d "$HP/hugepages-2048kB" ] || { echo "SKIP: no 2 MiB huge pages on this kernel"; exit 77; }
 : "${HPFILLD:?HPFILLD must name the hpfilld binary}"
 

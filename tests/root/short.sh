@@ -36,6 +36,8 @@ expect_in "$WORK/out" "^or keep a CMA area for the gigantic pages, which hpfilld
 expect_in "$WORK/out" "^  hugetlb_cma=$first:${want}G$"
 # the record of the last fill says it too
 expect_rc 0 "$HPFILLD" status
-expect_in "$WORK/out" "exit status 3"
+expect_in "$WORK/out" "exit status 3$"
+expect_in "$WORK/out" "^  exit status 3: a pool came back short of its minimum \(MinPercent=, --min\)$"
+expect_in "$WORK/out" "^1G +node$first +$want +[0-9]+ +[0-9]+\.[0-9]{2} "
 expect_in "$WORK/out" "hugepagesz=1G hugepages=$first:$want"
 echo PASS

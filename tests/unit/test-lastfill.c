@@ -82,7 +82,7 @@ TEST(test_status_records) {
         fake_root_new(&r);
         fake_numa_machine(&r, 1, 1024, 0, sizes);
         out = run_status(&r, true);
-        CHECK_STR_CONTAINS(out, "\"last_fill\": null}");
+        CHECK_STR_CONTAINS(out, "\"last_fill\": null,");
         free(out);
         out = run_status(&r, false);
         CHECK_STR_CONTAINS(out, "Last fill: none recorded");
@@ -90,7 +90,7 @@ TEST(test_status_records) {
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 fake_write(&r, LASTFILL_FILE, bad[i]);
                 out = run_status(&r, true);
-                CHECK_STR_CONTAINS(out, "\"last_fill\": null}");
+                CHECK_STR_CONTAINS(out, "\"last_fill\": null,");
                 CHECK(!strstr(out, "(null)"));
                 free(out);
                 out = run_status(&r, false);
@@ -103,9 +103,17 @@ TEST(test_status_records) {
         CHECK_EQ(lastfill_write(r.fd, 0, "2M pool: 2/2 pages", ""), 0);
         out = run_status(&r, true);
         CHECK_STR_CONTAINS(out, "\"last_fill\": {\"time\": ");
+        CHECK_STR_CONTAINS(out, ", \"exit_status\": 0, \"exit_meaning\": \"ok\", \"next_boot\": null, ");
         free(out);
         out = run_status(&r, false);
-        CHECK_STR_CONTAINS(out, ", exit status 0\n  2M pool: 2/2 pages\n");
+        CHECK_STR_CONTAINS(out, ", exit status 0\n  exit status 0: every target met\n  2M pool: 2/2 pages\n");
+        free(out);
+        CHECK_EQ(lastfill_write(r.fd, 3, "1G pool: 1/2 pages", "hugepagesz=1G hugepages=0:2 \"x\""), 0);
+        out = run_status(&r, true);
+        CHECK_STR_CONTAINS(out, "\"exit_meaning\": \"short\", \"next_boot\": \"hugepagesz=1G hugepages=0:2 \\\"x\\\"\", ");
+        free(out);
+        out = run_status(&r, false);
+        CHECK_STR_CONTAINS(out, "  exit status 3: a pool came back short of its minimum (MinPercent=, --min)\n");
         free(out);
         fake_root_free(&r);
 }

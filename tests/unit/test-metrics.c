@@ -36,7 +36,9 @@ static struct fill_record sample_record(void) {
         r.sizes[0].rounds_total = 7;
         CHECK_EQ(fill_record_add_target(&r, 2 * MB, 0, 512), 0);
         CHECK_EQ(fill_record_add_target(&r, 2 * MB, 1, 300), 0);
-        CHECK_EQ(fill_record_add_reserve(&r, "vm\"1", 2 * MB, 0, 64, MR_SHORT, "/dev/hugepages/hpfilld/vm\"1"), 0);
+        CHECK_EQ(fill_record_add_reserve(&r, "vm\"1", 2 * MB, 0, 64, MR_SHORT, "0,1", "/dev/hugepages/hpfilld/vm\"1"), 0);
+        CHECK_EQ(fill_record_add_reserve(&r, "any", 2 * MB, 4, 4, MR_READY, "", "/dev/hugepages/hpfilld/any"), 0);
+        CHECK(fill_record_add_reserve(&r, "bad", 2 * MB, 4, 4, MR_READY, "0 1", "/x") < 0);
         return r;
 }
 
@@ -116,10 +118,12 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.n_targets, 2);
         CHECK_EQ(back.targets[1].node, 1);
         CHECK_EQ(back.targets[1].target, 300);
-        CHECK_EQ(back.n_reserves, 1);
+        CHECK_EQ(back.n_reserves, 2);
         CHECK(strcmp(back.reserves[0].name, "vm\"1") == 0);
         CHECK(strcmp(back.reserves[0].path, "/dev/hugepages/hpfilld/vm\"1") == 0);
         CHECK_EQ(back.reserves[0].state, MR_SHORT);
+        CHECK(strcmp(back.reserves[0].nodes, "0,1") == 0);
+        CHECK(strcmp(back.reserves[1].nodes, "") == 0);
         free(text);
         fill_record_done(&r);
         fill_record_done(&back);
@@ -132,7 +136,9 @@ TEST(test_record_bad) {
                 "fill 1 0 1 1\nsize 2097152 1 0 0 2\n",
                 "fill 1 0 1 1\ntarget 2097152 0\n",
                 "fill 1 0 1 1\nreserve vm 2097152 1 1 9 /x\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 relative\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 - relative\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 /x\n", /* no nodes */
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 0;1 /x\n",
                 "fill 1 0 1 1 extra\n",
                 "fill 1 0 1 1\nwhat\n",
         };

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* What `hpfilld status` shows, read once: the pools now, the last plan's targets, the last
+ * fill, the journal put back, and every reservation on disk. Printed as text or JSON. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fill/journal.h"
+#include "fill/reserve_list.h"
+#include "kernel/pool.h"
+#include "kernel/topology.h"
+#include "service/metrics.h"
+
+struct status_data {
+        int rootfd;
+        struct topology t;
+        struct pool_counts *counts; /* [size * t.n_nodes + node index] */
+        struct fill_record rec;     /* the last fill's targets and reservations (valid: one is there) */
+        struct journal_outcome journal[JOURNAL_MAX];
+        int n_journal;
+        struct reserve_found *reserves; /* on disk, now */
+        int n_reserves;
+        bool have_last;  /* the last fill's record (run/hpfilld/last-fill.json) */
+        bool last_valid; /* ... and it is whole */
+        long long last_time;
+        int last_exit_status;
+        char *last_text;
+};
+
+/* The target the last fill's plan gave the pool of @page_size on @node, or NULL. */
+const uint64_t *status_target(const struct status_data *d, uint64_t page_size, unsigned node);
+/* The record's entry for a reservation found on disk (its nodes, its target), or NULL. */
+const struct metrics_reserve *status_reserve_record(const struct status_data *d, const struct reserve_found *f);
+
+void status_print_text(const struct status_data *d, FILE *f);
+void status_print_json(const struct status_data *d, FILE *f);
