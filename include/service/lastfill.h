@@ -9,8 +9,6 @@
 #define LASTFILL_NAME "last-fill.json"
 #define LASTFILL_FILE LASTFILL_DIR "/" LASTFILL_NAME
 
-/* @s as the body of a JSON string (quotes, backslashes and control characters escaped). */
-void json_escape(char *buf, size_t size, const char *s);
 /* Writes the record (@advice: boot parameters for short pools, or "") atomically (a temp file
  * renamed over it), mode 0644 in a 0755 directory whatever the umask. */
 int lastfill_write(int rootfd, int exit_status, const char *summary, const char *advice);

@@ -16,6 +16,7 @@
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
 #include "kernel/kernel_caps.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "fill/pin.h"

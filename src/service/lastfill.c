@@ -9,24 +9,8 @@
 #include <unistd.h>
 
 #include "service/lastfill.h"
+#include "util/json.h"
 #include "util/macro.h"
-
-void json_escape(char *buf, size_t size, const char *s) {
-        size_t n = 0;
-
-        for (; *s && n + 7 < size; s++) {
-                unsigned char c = (unsigned char) *s;
-
-                if (c == '"' || c == '\\') {
-                        buf[n++] = '\\';
-                        buf[n++] = (char) c;
-                } else if (c < 0x20)
-                        n += (size_t) snprintf(buf + n, size - n, "\\u%04x", c);
-                else
-                        buf[n++] = (char) c;
-        }
-        buf[n] = 0;
-}
 
 /* run/hpfilld below @rootfd, made 0755 whatever the umask where it is not there yet. */
 static int open_record_dir(int rootfd) {

@@ -77,4 +77,25 @@ done
 expect_rc 2 "$HPFILLD" --json --pool "2M:node$first=$T"
 expect_in "$WORK/err" "--json goes with --once \(the report\) or --dry-run \(the plan\)"
 expect_rc 0 "$HPFILLD" --release r1
+
+# a mount path that is not UTF-8 (a file name is any bytes): still valid JSON, U+FFFD in its place
+umount "$MNT"
+BAD="$WORK/m$(printf '\377')x"
+mkdir "$BAD"
+mount -t hugetlbfs -o pagesize=2M none "$BAD"
+EXTRA_CLEANUP="rm -rf '$BAD/hpfilld'; umount '$BAD'"
+expect_rc 0 "$HPFILLD" --once --json --pool "2M:node$first=$T" --reserve "r2:2M:2@$first"
+cp "$WORK/out" "$WORK/bad-path.json"
+expect_rc 0 "$HPFILLD" status --json
+cp "$WORK/out" "$WORK/bad-path-status.json"
+validate report "$WORK/bad-path.json" || fail "the report with a non-UTF-8 path does not match the schema"
+validate status "$WORK/bad-path-status.json" || fail "status --json with a non-UTF-8 path does not match the schema"
+for f in bad-path bad-path-status; do
+        python3 - "$WORK/$f.json" "$WORK" <<'PY' || fail "$f.json: the path is not shown with U+FFFD"
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+assert [r["path"] for r in d["reservations"]] == [sys.argv[2] + "/m\ufffdx/hpfilld/r2"], d["reservations"]
+PY
+done
+expect_rc 0 "$HPFILLD" --release r2
 echo PASS

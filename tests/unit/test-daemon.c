@@ -6,6 +6,7 @@
 #include "service/daemon.h"
 #include "fake-root.h"
 #include "util/fileio.h"
+#include "util/json.h"
 #include "service/lastfill.h"
 #include "service/notify.h"
 #include "test.h"
@@ -33,6 +34,14 @@ TEST(test_json_escape) {
         CHECK(strcmp(buf, "a \\\"b\\\" \\\\ c\\u000a") == 0);
         json_escape(buf, 10, "0123456789abcdef");
         CHECK(strlen(buf) < 10);
+        /* UTF-8 kept, anything else (a file name's bytes) as U+FFFD, DEL escaped */
+        json_escape(buf, sizeof(buf), "caf\xc3\xa9 \xff\xc3( \xed\xa0\x80 \xc0\xaf \x7f \xf0\x9f\x98\x80");
+        CHECK(strcmp(buf, "caf\xc3\xa9 \\ufffd\\ufffd( \\ufffd\\ufffd\\ufffd \\ufffd\\ufffd \\u007f \xf0\x9f\x98\x80") == 0);
+        /* cut before a character that does not fit whole */
+        json_escape(buf, 5, "ab\xc3\xa9");
+        CHECK(strcmp(buf, "ab\xc3\xa9") == 0);
+        json_escape(buf, 4, "ab\xc3\xa9");
+        CHECK(strcmp(buf, "ab") == 0);
 }
 
 TEST(test_lastfill) {
