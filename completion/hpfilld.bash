@@ -94,7 +94,7 @@ _hpfilld_values() {
                 fi
                 compopt -o nospace 2>/dev/null
                 ;;
-        -r | --reserve | --min | --size | --runs) return 1 ;;
+        -r | --reserve | --min | --size | --runs | --lock-timeout) return 1 ;;
         *) return 2 ;;
         esac
         return 0
@@ -124,8 +124,8 @@ _hpfilld() {
                         bench) words="--page-size --size --runs --json --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
-                                       --shrink --drop-caches --reserve --release --dry-run --json --root --log-target
-                                       --metrics-file --verbose --quiet"
+                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config
+                                       --root --log-target --lock-timeout --metrics-file --verbose --quiet"
                                 [ "$_hpfilld_cw" = 1 ] && words="status bench $words"
                                 ;;
                         esac

@@ -200,7 +200,6 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
-                { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
         };

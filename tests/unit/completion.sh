@@ -86,5 +86,20 @@ done
 want=$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
 expect "$want" hpfilld --once --pool ""
 
+# every option hpfilld --help shows is offered (the verbs' ones after the verb)
+for opt in $("${HPFILLD:?}" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        offered=""
+        for verb in "" status bench; do
+                COMP_WORDS=(hpfilld $verb "$opt")
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+                COMPREPLY=()
+                set +e
+                _hpfilld hpfilld "$opt" "${COMP_WORDS[COMP_CWORD - 1]}"
+                set -e
+                printf '%s\n' "${COMPREPLY[@]}" | grep -qx -- "$opt" && offered=yes
+        done
+        if [ -n "$offered" ]; then echo "ok: $opt offered"; else echo "FAIL: $opt (in --help) is not offered"; fails=$((fails + 1)); fi
+done
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
 echo PASS
