@@ -31,7 +31,7 @@ export HPFILLD
 bench fill-bench '^hpfilld +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/fill-bench.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0
 bench fault-bench '^auto +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/fault-bench.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0 \
         --max-threads 2 --no-warm-free
-bench matrix 'auto [0-9.]+x the fastest method' python3 "$BENCH/matrix.py" --hpfilld "$HPFILLD" --size 8M \
+bench matrix 'auto [0-9.]+x (sysfs|fault-[0-9]+), the fastest method \(paired' python3 "$BENCH/matrix.py" --hpfilld "$HPFILLD" --size 8M \
         --runs 1 --warmup 0 --threads 1,2
 if [ -d "$HP/hugepages-1048576kB" ]; then
         bench gigantic-bench '^(off|on|n/a) +hpfilld +[0-9]+ +[0-9]+ ' python3 "$BENCH/gigantic-bench.py" \
