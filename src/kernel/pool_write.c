@@ -3,6 +3,7 @@
  * writes for the other nodes' surplus pages. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -16,6 +17,9 @@
 #define POLICY_DEFAULT 0 /* MPOL_DEFAULT */
 /* MAX_NUMNODES of the largest configurations (x86 NODES_SHIFT 10) */
 #define POLICY_NODES 1024
+/* the kernel's node masks are arrays of unsigned long (get_nodes(), copy_nodes_to_user()): 32
+ * bits a word on 32-bit builds */
+#define BITS_PER_UL (CHAR_BIT * sizeof(unsigned long))
 
 /* Node @node's nr_hugepages and surplus_hugepages, read until nr_hugepages reads the same
  * before and after surplus_hugepages: a surplus page freed in between (both counters fall by one)
@@ -76,7 +80,7 @@ static bool is_host_root(int rootfd) {
  * set_max_huge_pages() a global count (no per-node conversion) and the policy's nodes as the
  * only ones to allocate on or free from. The thread's own policy is put back after. */
 static int write_bound(int rootfd, unsigned node, uint64_t page_size, uint64_t count) {
-        unsigned long mask[POLICY_NODES / 64] = {}, saved[POLICY_NODES / 64] = {};
+        unsigned long mask[POLICY_NODES / BITS_PER_UL] = {}, saved[POLICY_NODES / BITS_PER_UL] = {};
         char path[160];
         int mode = POLICY_DEFAULT, r, q;
 
@@ -90,13 +94,15 @@ static int write_bound(int rootfd, unsigned node, uint64_t page_size, uint64_t c
                 return write_u64_at(rootfd, path, count);
         if (syscall(SYS_get_mempolicy, &mode, saved, POLICY_NODES + 1, NULL, 0UL) < 0)
                 return -errno;
-        mask[node / 64] |= 1ul << (node % 64);
+        mask[node / BITS_PER_UL] |= 1UL << (node % BITS_PER_UL);
+        /* EINVAL: the node is outside this task's cpuset (mpol_set_nodemask() leaves no node);
+         * the job refuses to write such a node before the first write (check_mems_allowed()) */
         if (syscall(SYS_set_mempolicy, POLICY_BIND, mask, POLICY_NODES + 1) < 0)
                 return -errno;
         r = write_u64_at(rootfd, path, count);
         q = mode == POLICY_DEFAULT ? (int) syscall(SYS_set_mempolicy, POLICY_DEFAULT, NULL, 0UL)
                                    : (int) syscall(SYS_set_mempolicy, mode, saved, POLICY_NODES + 1);
-        if (q < 0 && r >= 0)
+        if (q < 0) /* the thread stays bound: worse than a failed write, which its caller reports anyway */
                 r = -errno;
         return r;
 }
@@ -113,7 +119,9 @@ static int write_bound(int rootfd, unsigned node, uint64_t page_size, uint64_t c
  * freed that many fewer). So where another node holds surplus pages of this size, the count is
  * made global here (persistent pages of the other nodes + N) and written bound to node K, which
  * every kernel takes the same way; otherwise the node's own file, the kernel's cheapest path.
- * A version cannot tell: stable kernels may carry the fix or not.
+ * A version cannot tell: stable kernels may carry the fix or not. The other nodes' count is a
+ * snapshot: another tool writing their pools at the same moment (hpfilld's own fills are one
+ * at a time) can make node K end off its target, which the caller's read-back shows.
  */
 int pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count) {
         uint64_t others_surplus, others_persistent;
