@@ -10,6 +10,7 @@
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "fill/fill_sysfs.h"
+#include "util/rendezvous.h"
 #include "util/macro.h"
 #include "fill/pin.h"
 #include "kernel/pool.h"
@@ -97,33 +98,12 @@ static void record_error(struct sysfs_fill *f, int r, unsigned node, const char 
         (void) pool_path(f->error_path, sizeof(f->error_path), f->shared->t, node, f->pool->page_size, file);
 }
 
-#if HAVE_TEST_HOOKS
-/* Test hook: a rendezvous on a FIFO, so a test can change the host mid-fill and let it go on. */
-static void pause_on_fifo(const char *fifo) {
-        char buf[16];
-        int fd;
-
-        fd = open(fifo, O_WRONLY | O_CLOEXEC);
-        if (fd >= 0) {
-                (void) !write(fd, "paused\n", 7);
-                (void) close(fd);
-        }
-        fd = open(fifo, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-                while (read(fd, buf, sizeof(buf)) > 0)
-                        ;
-                (void) close(fd);
-        }
-}
-
-#endif
-
 void fill_count_step(struct fill_shared *s) {
         uint64_t n = atomic_fetch_add(&s->steps, 1) + 1;
 
 #if HAVE_TEST_HOOKS
         if (s->pause_fifo && n == s->pause_after)
-                pause_on_fifo(s->pause_fifo);
+                test_rendezvous(s->pause_fifo);
 
         if (s->interrupt_after && n == s->interrupt_after) {
                 /* Test hook: the real signal path, deterministically mid-fill. */

@@ -15,11 +15,13 @@
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
+#include "util/rendezvous.h"
 #include "util/macro.h"
 #include "util/sanitize.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
+#include "kernel/proc.h"
 #include "plan/report.h"
 #include "plan/report_json.h"
 #include "util/json.h"
@@ -107,6 +109,44 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
                                                        attr_error_reason(fd));
                         return log_error_errno(fd, "Cannot write %s/%s: %m%s", shown_root(), path,
                                                fd == -EACCES || fd == -EPERM ? " (are you root?)" : "");
+                }
+        return 0;
+}
+
+/* The kernel allocates huge pages for this process only on the nodes of its cpuset, whatever
+ * the method (__alloc_pages() with a hardwall mask: cpuset_zone_allowed()): a node to grow
+ * outside it would come back with nothing, and be called short. Nor can the process bind
+ * itself there, which a node's write needs while other nodes hold surplus pages (pool_write.c).
+ * Say so before any write. */
+static int check_mems_allowed(int rootfd, const struct plan *p) {
+        _cleanup_(freep) unsigned *allowed = NULL;
+        size_t n = 0;
+        char list[128];
+        int r;
+
+        r = proc_mems_allowed(rootfd, &allowed, &n);
+        if (r < 0) /* no proc/self/status (a fake tree), or a kernel without cpusets */
+                return 0;
+        for (size_t i = 0; i < p->n_pools; i++)
+                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
+                        const struct plan_node *pn = &p->pools[i].nodes[j];
+                        size_t k, c = 0;
+
+                        if (pn->action != PLAN_GROW && pn->action != PLAN_SHRINK)
+                                continue;
+                        for (k = 0; k < n && allowed[k] != pn->node; k++)
+                                ;
+                        if (k < n)
+                                continue;
+                        list[0] = 0;
+                        for (k = 0; k < n && c < sizeof(list); k++)
+                                c += (size_t) snprintf(list + c, sizeof(list) - c, "%s%u", k ? "," : "", allowed[k]);
+                        return log_error_errno(-EPERM,
+                                               "node%u: not among the nodes this process may allocate memory on "
+                                               "(its cpuset: Mems_allowed_list %s in /proc/self/status), so the "
+                                               "kernel gives it no huge pages there; run hpfilld outside that "
+                                               "cpuset (a unit's AllowedMemoryNodes=, a container's cpuset.mems)",
+                                               pn->node, n ? list : "empty");
                 }
         return 0;
 }
@@ -211,6 +251,15 @@ static uint64_t test_env(const char *name, uint64_t def) {
         return v;
 }
 
+/* HPFILLD_TEST_PLANNED_FIFO: a rendezvous between the plan and the host lock, where another
+ * fill can come and go without making this one wait. */
+static void test_planned(void) {
+        const char *fifo = getenv("HPFILLD_TEST_PLANNED_FIFO");
+
+        if (fifo)
+                test_rendezvous(fifo);
+}
+
 static void test_hooks(struct fill_shared *s) {
         s->step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0);
         s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
@@ -219,6 +268,9 @@ static void test_hooks(struct fill_shared *s) {
         s->probe_always = test_env("HPFILLD_TEST_PROBE_ALWAYS", 0) != 0;
 }
 #else
+static void test_planned(void) {
+}
+
 static void test_hooks(struct fill_shared *s) {
         (void) s;
 }
@@ -326,7 +378,8 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
 }
 
 /* For the pools that came back short: what gets them at the next boot, said once in the
- * report and kept for `hpfilld status`. */
+ * report; the kernel command line and the initramfs form are kept for `hpfilld status` too
+ * (the CMA area for gigantic pages is said in the report only). */
 static void advise(struct job *j, const struct plan_pool *const *shorts, size_t n, unsigned alloc_threads) {
         advise_boot(j->advice_cmdline, sizeof(j->advice_cmdline), j->advice_initramfs, sizeof(j->advice_initramfs),
                     shorts, n, alloc_threads);
@@ -585,14 +638,28 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
         ret = check_reserves(j, t, *counts, p, *reserves);
         if (ret != EXIT_OK)
                 return ret;
+        if (check_mems_allowed(j->rootfd, p) < 0)
+                return EXIT_USAGE;
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         return check_writable(j->rootfd, t, p) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Whether the pools moved since @before was read: another fill may have come and gone between
+ * the plan and the lock without making us wait. */
+static bool counts_changed(int rootfd, const struct topology *t, const struct pool_counts *before) {
+        _cleanup_(freep) struct pool_counts *now = NULL;
+
+        if (read_all_counts(rootfd, t, &now) < 0)
+                return true;
+        return memcmp(now, before, t->n_page_sizes * t->n_nodes * sizeof(*now)) != 0;
+}
+
 /* One fill per host, from before the first write until all is put back: takes the host lock
- * and, when another fill held it, plans and checks again on the pools as that fill left them
- * (its pages may leave no room in the budget, or take the free pages a reservation needed).
- * Returns the lock's fd, or -1 with *ret the run's exit status. */
+ * and, when another fill held it or the pools moved since the plan (a fill that ran between
+ * the plan and the lock; a workload), plans and checks again on the pools as they are (their
+ * pages may leave no room in the budget, or take the free pages a reservation needed; pages
+ * other mappings reserved do not show in the counts, so a plan with reservations is always
+ * checked again). Returns the lock's fd, or -1 with *ret the run's exit status. */
 static int lock_host(struct job *j, const struct topology *t, const struct config *c,
                      const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
                      struct reserve_run **reserves, int *ret) {
@@ -605,7 +672,9 @@ static int lock_host(struct job *j, const struct topology *t, const struct confi
                 return -1;
         /* what a fill that died left raised: put back before we read the pools */
         job_recover_journal(j->rootfd);
-        *ret = waited ? plan_checked(j, t, c, caps, counts, p, reserves) : EXIT_OK;
+        *ret = waited || p->n_reserves > 0 || counts_changed(j->rootfd, t, *counts)
+                       ? plan_checked(j, t, c, caps, counts, p, reserves)
+                       : EXIT_OK;
         return *ret == EXIT_OK ? TAKE_FD(fd) : -1;
 }
 
@@ -638,6 +707,7 @@ int job_run(struct job *j, const struct config *c) {
         ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
         if (ret != EXIT_OK || j->dry_run)
                 goto out;
+        test_planned();
         lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &ret);
         if (lock_fd < 0)
                 goto out;

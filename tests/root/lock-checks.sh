@@ -6,7 +6,8 @@
 # reservation of the same pool, passes its checks while the first is paused (60 pages planned,
 # all free), waits, then finds only 30 free and exits 2 with the numbers, writing nothing. The
 # same with pages reserved by others' mappings (resv_hugepages) while it waits, and with the
-# memory budget (on a fake tree under --root: a real one would take gigabytes).
+# memory budget (on a fake tree under --root: a real one would take gigabytes). And a fill
+# that did not wait, when another came and went between its plan and its lock.
 . "$(dirname "$0")/lib.sh"
 [ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
 
@@ -109,4 +110,23 @@ exec 4<&-
 [ "$rc" = 2 ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc, expected 2"; }
 expect_in "$WORK/err2.rest" "node0: 4048 MiB of huge pages planned \(2M 2000 MiB, 1G 2048 MiB \(--pool 1G:2\)\), more than the 3840 MiB left"
 [ "$(cat "$N/node0/hugepages/hugepages-1048576kB/nr_hugepages")" = 0 ] || fail "the second fill wrote the 1G pool"
+
+# no wait at all: the 2M fill comes and goes between the 1G fill's plan and its lock (paused
+# there by HPFILLD_TEST_PLANNED_FIFO, without the lock): the pools moved, so it plans and checks
+# again, and the budget no longer fits
+for f in nr_hugepages free_hugepages; do
+        fake "sys/devices/system/node/node0/hugepages/hugepages-2048kB/$f" 0
+        fake "sys/kernel/mm/hugepages/hugepages-2048kB/$f" 0
+done
+HPFILLD_TEST_PLANNED_FIFO="$FIFO" "$HPFILLD" --once --root "$R" --mode sysfs --pool 1G:2 >"$WORK/out1" 2>"$WORK/err1" &
+PID1=$!
+read -r line <"$FIFO"
+[ "$line" = paused ] || fail "no rendezvous: '$line'"
+expect_rc 0 "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000
+fifo_go "$FIFO"
+rc=0
+wait $PID1 || rc=$?
+[ "$rc" = 2 ] || { cat "$WORK/out1" "$WORK/err1"; fail "the fill planned before the other exited $rc, expected 2"; }
+expect_in "$WORK/err1" "node0: 4048 MiB of huge pages planned \(2M 2000 MiB, 1G 2048 MiB \(--pool 1G:2\)\), more than the 3840 MiB left"
+[ "$(cat "$N/node0/hugepages/hugepages-1048576kB/nr_hugepages")" = 0 ] || fail "the fill planned before the other wrote the 1G pool"
 echo PASS

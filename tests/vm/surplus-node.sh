@@ -7,7 +7,9 @@
 # node1/nr_hugepages (set_max_huge_pages()): a plain write of 16 gives 26. The console shows what
 # the plain write gave ("kernel: node1 write of 16 with 10 surplus on node0 gave N"); hpfilld must
 # leave node1 at 16 and node0 with its 10 surplus pages (none persistent) either way, and they
-# must leave with the workload.
+# must leave with the workload. In a cpuset without node1, a fill or a shrink of node1 is
+# refused before any write (the kernel would allocate nothing there, nor let hpfilld bind
+# itself there).
 #
 # Environment (besides lib.sh's): HOLD_SURPLUS (the helper, static; built here with
 # ${CC:-cc} -static when unset).
@@ -68,6 +70,25 @@ expect_eq "node1 surplus" "$(cat "$(node_file 1 2048 surplus_hugepages)")" 0
 # a shrink of node1 the same way: its persistent pages down to 8 (set_max_huge_pages() frees
 # down to the pages in use, node0's surplus counted, and makes the rest of node1's surplus)
 expect_rc 0 $HPFILLD --once --mode sysfs --shrink --pool 2M:node1=16M
+expect_eq "node1 persistent" $(($(node_nr 1 2048) - $(cat "$(node_file 1 2048 surplus_hugepages)"))) 8
+expect_eq "node0 surplus" "$(cat "$(node_file 0 2048 surplus_hugepages)")" 10
+# hpfilld in a cpuset without node1 (as under AllowedMemoryNodes=0): the kernel allocates it no
+# pages on node1 by any method (cpuset_zone_allowed()), so a fill of node1 is refused before
+# any write (exit 2, naming the node and the cpuset), and node1 keeps its 8
+mkdir -p /sys/fs/cgroup
+mount -t cgroup2 none /sys/fs/cgroup
+echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control
+mkdir /sys/fs/cgroup/mems0
+echo 0 >/sys/fs/cgroup/mems0/cpuset.mems
+expect_rc 2 sh -c 'echo $$ >/sys/fs/cgroup/mems0/cgroup.procs && exec "$0" "$@"' $HPFILLD --once --mode sysfs \
+        --pool 2M:node1=48M
+expect_in $ERR "node1: not among the nodes this process may allocate memory on \(its cpuset: Mems_allowed_list 0 in /proc/self/status\)"
+expect_eq "node1 persistent" $(($(node_nr 1 2048) - $(cat "$(node_file 1 2048 surplus_hugepages)"))) 8
+# nor a shrink of it: binding to node1, as a shrink there needs while node0 holds surplus pages,
+# is refused in that cpuset
+expect_rc 2 sh -c 'echo $$ >/sys/fs/cgroup/mems0/cgroup.procs && exec "$0" "$@"' $HPFILLD --once --mode sysfs \
+        --shrink --pool 2M:node1=8M
+expect_in $ERR "node1: not among the nodes this process may allocate memory on"
 expect_eq "node1 persistent" $(($(node_nr 1 2048) - $(cat "$(node_file 1 2048 surplus_hugepages)"))) 8
 expect_eq "node0 surplus" "$(cat "$(node_file 0 2048 surplus_hugepages)")" 10
 release
