@@ -11,7 +11,7 @@ hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 saved=$(cat $hp)
 
 cleanup() {
-        for d in dev sys proc; do umount "$dir/root/$d" 2>/dev/null || true; done
+        for d in dev sys proc; do umount -R "$dir/root/$d" 2>/dev/null || true; done
         umount "$dir/root" 2>/dev/null || true
         echo "$saved" >$hp
         # not through a mount that is still there (/dev above all)
@@ -26,7 +26,11 @@ git clone -q "$top" "$dir/root/root/hpfilld"
 cp /etc/resolv.conf "$dir/root/etc/resolv.conf"
 # a machine's / is a mount point (the VM tests' `unshare --mount --propagation private` needs one)
 mount --bind "$dir/root" "$dir/root"
-for d in proc sys dev; do mount --bind /$d "$dir/root/$d"; done
+for d in proc dev; do mount --bind /$d "$dir/root/$d"; done
+# /sys with what is mounted below it (/sys/fs/cgroup: the pids cgroup of tests/root/threads.sh),
+# as on a machine; a slave, so that the cleanup's unmount stays in the chroot
+mount --rbind /sys "$dir/root/sys"
+mount --make-rslave "$dir/root/sys"
 
 # the two commands, exactly as the README gives them
 cmd1=$(sed -n '/^# 1\./{n;p;q}' "$top/README.md")

@@ -14,9 +14,11 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does;
 # libxml2-utils (xmllint) and libvirt-clients (virt-xml-validate, libvirt's schemas): the libvirt
 # recipe in doc/recipes/ checked; python3-jsonschema: the JSON output checked against
-# doc/hpfilld-json.schema.json.
+# doc/hpfilld-json.schema.json; build-essential: dpkg-buildpackage's own check of the build
+# dependencies (not in a minbase root); tmux: the progress shown in a real terminal.
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
-debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients python3-jsonschema"
+build-essential debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients python3-jsonschema
+tmux"
 
 pkgs=$build_pkgs
 case "${1:-}" in

@@ -18,7 +18,16 @@ for n in $nodes; do all=$((all + $(awk '/MemTotal/ { print $4 }' "$NODES/node$n/
 share=$(($(cat /proc/sys/vm/min_free_kbytes) * 1024 * (mem / 1024) / (all / 1024)))
 rest=$((mem / 100 * 2))
 [ "$rest" -ge $((256 << 20)) ] || rest=$((256 << 20))
-want=$(((mem - 2 * share - rest) >> 30))
+# what the node's other pools hold stays planned (a fill keeps pages it does not shrink): the 1G
+# pages get what is left beside them
+others=0
+for d in "$NODES/node$first"/hugepages/hugepages-*kB; do
+        kb=${d##*-}
+        kb=${kb%kB}
+        [ "$kb" = 1048576 ] && continue
+        others=$((others + $(cat "$d/nr_hugepages") * kb * 1024))
+done
+want=$(((mem - 2 * share - rest - others) >> 30))
 [ "$want" -ge 2 ] || { echo "SKIP: node$first has room for $want 1 GiB pages"; exit 77; }
 
 fill_1g "$first" "$want"
