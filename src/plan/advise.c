@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "plan/advise.h"
+#include "util/macro.h"
 
 #define APPEND(buf, size, n, ...) ((n) += (size_t) snprintf((buf) + (n), (n) < (size) ? (size) - (n) : 0, __VA_ARGS__))
 
@@ -77,7 +78,14 @@ void advise_cma(char *buf, size_t size, const struct plan_pool *const *pools, si
 
                 if (!mib)
                         continue;
+                size_t before = c;
+
                 APPEND(buf, size, c, "%s%u:%" PRIu64 "%s", c ? "," : "hugetlb_cma=", node, mib % 1024 ? mib : mib >> 10,
                        mib % 1024 ? "M" : "G");
+                if (c >= size) { /* whole entries only: a cut one would be a wrong parameter */
+                        if (size)
+                                buf[MIN(before, size - 1)] = 0;
+                        return;
+                }
         }
 }
