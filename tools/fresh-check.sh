@@ -26,11 +26,14 @@ git clone -q "$top" "$dir/root/root/hpfilld"
 cp /etc/resolv.conf "$dir/root/etc/resolv.conf"
 # a machine's / is a mount point (the VM tests' `unshare --mount --propagation private` needs one)
 mount --bind "$dir/root" "$dir/root"
-for d in proc dev; do mount --bind /$d "$dir/root/$d"; done
-# /sys with what is mounted below it (/sys/fs/cgroup: the pids cgroup of tests/root/threads.sh),
-# as on a machine; a slave, so that the cleanup's unmount stays in the chroot
-mount --rbind /sys "$dir/root/sys"
-mount --make-rslave "$dir/root/sys"
+mount --bind /proc "$dir/root/proc"
+# /sys and /dev with what is mounted below them (/sys/fs/cgroup: the pids cgroup of
+# tests/root/threads.sh; /dev/pts: the terminal of tests/root/progress.sh), as on a machine;
+# slaves, so that the cleanup's unmounts stay in the chroot
+for d in sys dev; do
+        mount --rbind /$d "$dir/root/$d"
+        mount --make-rslave "$dir/root/$d"
+done
 
 # the two commands, exactly as the README gives them
 cmd1=$(sed -n '/^# 1\./{n;p;q}' "$top/README.md")
