@@ -411,9 +411,8 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
                 log_warning_errno(r, "Cannot read %s/proc/cmdline: %m, ignoring the kernel command line",
                                   shown_root());
         if (r >= 0) {
-                int ioa = cmdline_init_on_alloc(cmdline);
-
-                c->cmdline_ioa = ioa > 0 ? CONFIG_CMDLINE_IOA_ON : ioa == 0 ? CONFIG_CMDLINE_IOA_OFF : CONFIG_CMDLINE_IOA_ABSENT;
+                c->cmdline_read = true;
+                c->cmdline_ioa = (signed char) cmdline_init_on_alloc(cmdline);
                 r = cmdline_apply(cmdline, c, e);
                 if (r < 0)
                         return r;

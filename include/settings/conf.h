@@ -21,9 +21,10 @@ struct config {
         bool release_on_stop; /* daemon: give back the pages it added when stopped */
         unsigned set;         /* bit per settings_table[] entry this layer set */
         char metrics_file[1024]; /* "": none; else an absolute path for node_exporter's textfile collector */
-        /* init_on_alloc= on the kernel command line the configuration was read with, so that the
-         * fill need not read it again: CONFIG_CMDLINE_* */
-        enum { CONFIG_CMDLINE_UNREAD, CONFIG_CMDLINE_IOA_ABSENT, CONFIG_CMDLINE_IOA_OFF, CONFIG_CMDLINE_IOA_ON } cmdline_ioa;
+        /* init_on_alloc= on the kernel command line the configuration was read with (when
+         * cmdline_read), so that the fill need not read it again: 1, 0, -1 for none */
+        bool cmdline_read;
+        signed char cmdline_ioa;
         struct pool_spec *pools;
         size_t n_pools;
         struct reserve_spec *reserves;

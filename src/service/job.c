@@ -699,10 +699,7 @@ int job_run(struct job *j, const struct config *c) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 goto out;
         }
-        kernel_caps_read(j->rootfd, j->host,
-                         c->cmdline_ioa == CONFIG_CMDLINE_UNREAD  ? KERNEL_CAPS_CMDLINE_UNREAD
-                         : c->cmdline_ioa == CONFIG_CMDLINE_IOA_ON ? 1
-                         : c->cmdline_ioa == CONFIG_CMDLINE_IOA_OFF ? 0 : -1, &caps);
+        kernel_caps_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_CAPS_CMDLINE_UNREAD, &caps);
         /* Everything the run needs, before its first write; a dry run ends with the same status. */
         ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
         if (ret != EXIT_OK || j->dry_run)
