@@ -19,6 +19,7 @@
 #include "util/json.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/rendezvous.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
@@ -426,21 +427,6 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
         return 0;
 }
 
-#if HAVE_TEST_HOOKS
-/* Test hook (HPFILLD_TEST_BENCH_PAUSE_FIFO): after the first row, wait until something is
- * written to the FIFO, so that a test sees that row before the bench ends. */
-static void pause_after_row(const char *fifo) {
-        char buf[16];
-        int fd = open(fifo, O_RDONLY | O_CLOEXEC);
-
-        if (fd < 0)
-                return;
-        while (read(fd, buf, sizeof(buf)) > 0)
-                ;
-        (void) close(fd);
-}
-#endif
-
 static void describe_row(const struct bench_row *row, char *buf, size_t size) {
         if (row->mode == FILL_MODE_AUTO)
                 (void) snprintf(buf, size, "auto (measures, then picks, as a fill does)");
@@ -496,7 +482,7 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
                 print_row(b, &rows[i]);
 #if HAVE_TEST_HOOKS
                 if (i == 0 && b->pause_fifo)
-                        pause_after_row(b->pause_fifo);
+                        test_rendezvous(b->pause_fifo); /* HPFILLD_TEST_BENCH_PAUSE_FIFO: the row is out */
 #endif
         }
         return 0;

@@ -65,6 +65,10 @@ if [ "${HPFILLD_TEST_HOOKS:-}" = yes ]; then
                 case $line in "sysfs "*) row=$line; break ;; esac
         done
         [ -n "$row" ] || fail "no sysfs row came through the pipe: $(cat "$WORK/bench.out" "$WORK/bench.err")"
+        # the open itself waits for the bench: bounded by timeout, not by read -t
+        line=$(timeout 60 sh -c 'read -r l <"$1" && echo "$l"' sh "$FIFO") ||
+                fail "the bench did not pause after its first row"
+        [ "$line" = paused ] || fail "no rendezvous: '$line'"
         kill -0 "$bench_pid" || fail "the bench ended before its first row was read"
         ! grep -q "^Recommended" "$WORK/bench.out" || fail "the bench had ended"
         expect_in "$WORK/bench.err" "Measuring sysfs: run 1 of 1$"
