@@ -6,7 +6,6 @@
 #include "service/daemon.h"
 #include "fake-root.h"
 #include "util/fileio.h"
-#include "util/json.h"
 #include "service/lastfill.h"
 #include "service/notify.h"
 #include "test.h"
@@ -25,23 +24,6 @@ TEST(test_uevents) {
         CHECK(!uevent_is_memory_online("", 0));
         /* no terminating NUL on the last field */
         CHECK(uevent_is_memory_online("x@y\0SUBSYSTEM=memory\0ACTION=online", 35));
-}
-
-TEST(test_json_escape) {
-        char buf[64];
-
-        json_escape(buf, sizeof(buf), "a \"b\" \\ c\n");
-        CHECK(strcmp(buf, "a \\\"b\\\" \\\\ c\\u000a") == 0);
-        json_escape(buf, 10, "0123456789abcdef");
-        CHECK(strlen(buf) < 10);
-        /* UTF-8 kept, anything else (a file name's bytes) as U+FFFD, DEL escaped */
-        json_escape(buf, sizeof(buf), "caf\xc3\xa9 \xff\xc3( \xed\xa0\x80 \xc0\xaf \x7f \xf0\x9f\x98\x80");
-        CHECK(strcmp(buf, "caf\xc3\xa9 \\ufffd\\ufffd( \\ufffd\\ufffd\\ufffd \\ufffd\\ufffd \\u007f \xf0\x9f\x98\x80") == 0);
-        /* cut before a character that does not fit whole */
-        json_escape(buf, 5, "ab\xc3\xa9");
-        CHECK(strcmp(buf, "ab\xc3\xa9") == 0);
-        json_escape(buf, 4, "ab\xc3\xa9");
-        CHECK(strcmp(buf, "ab") == 0);
 }
 
 TEST(test_lastfill) {
@@ -113,7 +95,6 @@ TEST(test_release_on_stop) {
 int main(void) {
         RUN(test_release_on_stop);
         RUN(test_uevents);
-        RUN(test_json_escape);
         RUN(test_lastfill);
         RUN(test_notify_without_socket);
         return 0;
