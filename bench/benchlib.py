@@ -73,6 +73,15 @@ def warm_free_memory(hpfilld, share=0.75):
     print("warm-up: %.1f GiB of free memory touched in %.1f s" % (pages * PAGE / (1 << 30), time.perf_counter() - t0))
 
 
+def round_order(names, i):
+    """@names in round @i's order: shuffled, the same in every bench run. What ran just before (a
+    fault fill that touched memory, HVO's vmemmap work) must not always come before the same
+    tool, as it would in a fixed or merely rotated order."""
+    names = list(names)
+    random.Random(i).shuffle(names)
+    return names
+
+
 def run_interleaved(tools, pages, runs, warmup):
     """Empties the pool (untimed) before each run; every tool once per round, in an order shuffled
     every round, so drift and what ran before hit all alike. Returns {tool: [seconds]}. Restores the pool's size and overcommit."""
@@ -82,12 +91,7 @@ def run_interleaved(tools, pages, runs, warmup):
             write("nr_hugepages", pages)
             write("nr_hugepages", 0)
         for i in range(runs):
-            # a new order every round (the same in every bench run): what ran just before (a
-            # fault fill that touched memory, HVO's vmemmap work) must not always come before
-            # the same tool, as it would in a fixed or merely rotated order
-            names = list(tools)
-            random.Random(i).shuffle(names)
-            for name in names:
+            for name in round_order(tools, i):
                 cmd = tools[name]
                 write("nr_hugepages", 0)
                 dt = timed(cmd)

@@ -31,11 +31,9 @@ for t in ${THREADS//,/ }; do tools="$tools fault-$t"; done
 tools="$tools auto"
 # one shuffled order per round, the same in every bench run
 RUNS_ORDERS=$((RUNS > 0 ? RUNS : 1))
-orders=$(python3 -c 'import random, sys
+orders=$(PYTHONPATH=$(dirname "$0") python3 -c 'import sys, benchlib
 for i in range(int(sys.argv[1])):
-    t = sys.argv[2:]
-    random.Random(i).shuffle(t)
-    print(" ".join(t))' "$RUNS_ORDERS" $tools)
+    print(" ".join(benchlib.round_order(sys.argv[2:], i)))' "$RUNS_ORDERS" $tools)
 
 vm_guest <<GUEST
 H=\$HP/hugepages-2048kB
