@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Shared by the bench scripts: the 2 MiB pool's knobs, timing of whole commands, the table."""
+"""Shared by the bench scripts: the pools' knobs (the 2 MiB pool's unless told), timing of whole
+commands, the table."""
 import contextlib
 import os
 import random
@@ -9,17 +10,18 @@ import sys
 import time
 
 HP = "/sys/kernel/mm/hugepages/hugepages-2048kB"
+HP_1G = "/sys/kernel/mm/hugepages/hugepages-1048576kB"
 PAGE = 2 * 1024 * 1024
 HPFILLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "hpfilld")
 
 
-def read(name):
-    with open(os.path.join(HP, name)) as f:
+def read(name, hp=HP):
+    with open(os.path.join(hp, name)) as f:
         return int(f.read())
 
 
-def write(name, value):
-    with open(os.path.join(HP, name), "w") as f:
+def write(name, value, hp=HP):
+    with open(os.path.join(hp, name), "w") as f:
         f.write("%d\n" % value)
 
 
@@ -47,14 +49,16 @@ def check_host():
 
 
 @contextlib.contextmanager
-def pool_kept():
-    """The pool's size and overcommit are put back as found, however the block ends."""
-    found, overcommit = read("nr_hugepages"), read("nr_overcommit_hugepages")
+def pool_kept(hp=HP):
+    """The pool's size and overcommit are put back as found, however the block ends (the
+    overcommit only where it changed: a gigantic pool's refuses every write)."""
+    found, overcommit = read("nr_hugepages", hp), read("nr_overcommit_hugepages", hp)
     try:
         yield
     finally:
-        write("nr_hugepages", found)
-        write("nr_overcommit_hugepages", overcommit)
+        write("nr_hugepages", found, hp)
+        if read("nr_overcommit_hugepages", hp) != overcommit:
+            write("nr_overcommit_hugepages", overcommit, hp)
 
 
 def warm_free_memory(hpfilld, share=0.75):

@@ -10,7 +10,6 @@ put back as found. Needs root; run it under the host lock, on a host with the me
     flock /tmp/hpfilld-host.lock bench/gigantic-bench.py [--pages 16] [--rounds 3]
 """
 import argparse
-import contextlib
 import os
 import statistics
 import subprocess
@@ -19,26 +18,15 @@ import time
 
 import benchlib
 
-G1 = "/sys/kernel/mm/hugepages/hugepages-1048576kB"
+G1 = benchlib.HP_1G
 
 
 def nr():
-    with open(os.path.join(G1, "nr_hugepages")) as f:
-        return int(f.read())
+    return benchlib.read("nr_hugepages", G1)
 
 
 def set_nr(n):
-    with open(os.path.join(G1, "nr_hugepages"), "w") as f:
-        f.write("%d\n" % n)
-
-
-@contextlib.contextmanager
-def pool_kept():
-    found = nr()
-    try:
-        yield
-    finally:
-        set_nr(found)
+    benchlib.write("nr_hugepages", n, G1)
 
 
 def fill(cmd):
@@ -72,7 +60,7 @@ def main():
     hvos = [0, 1] if benchlib.get_hvo() is not None else [None]
     print("1G pool: 0 -> %d pages asked, %d GiB free, median of %d rounds" % (args.pages, free, args.rounds))
     print("%-8s %-22s %8s %10s %12s" % ("HVO", "tool", "pages", "ms", "ms per page"))
-    with pool_kept(), benchlib.hvo_kept():
+    with benchlib.pool_kept(G1), benchlib.hvo_kept():
         for hvo in hvos:
             set_nr(0)
             if hvo is not None:
