@@ -21,13 +21,18 @@ mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount huge
 EXTRA_CLEANUP='[ -z "${HOLD_PID:-}" ] || { kill "$HOLD_PID"; wait "$HOLD_PID"; }; "$HPFILLD" --release a b >/dev/null 2>&1; rm -rf "$MNT/hpfilld" "$MNT/other"; umount "$MNT"'
 [ "$(cat $G/resv_hugepages)" = 0 ] || { echo "SKIP: $(cat $G/resv_hugepages) pages reserved by others already"; exit 77; }
 
-# first_paused ARGS...: the first fill, in steps of 10 pages, paused after its 2nd step
-first_paused() {
-        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 \
-                HPFILLD_TEST_STEP_PAGES=10 "$HPFILLD" --once --mode sysfs "$@" >"$WORK/out1" 2>"$WORK/err1" &
+# start_paused VAR=VALUE... CMD...: the first fill (pid in PID1, output in out1 and err1), in
+# the background until it is at the rendezvous on $FIFO its hook variables set up
+start_paused() {
+        env "$@" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
         read -r line <"$FIFO"
         [ "$line" = paused ] || fail "no rendezvous: '$line'"
+}
+# first_paused ARGS...: the first fill, in steps of 10 pages, paused after its 2nd step
+first_paused() {
+        start_paused HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_STEP_PAGES=10 \
+                "$HPFILLD" --once --mode sysfs "$@"
 }
 # second ARGS...: the second fill, in the background, once it says it waits (its first checks
 # passed then)
@@ -95,11 +100,8 @@ for kb in 2048 1048576; do
         done
 done
 mkdir -p "$R/etc" "$R/run"
-HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_STEP_PAGES=100 \
-        "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000 >"$WORK/out1" 2>"$WORK/err1" &
-PID1=$!
-read -r line <"$FIFO"
-[ "$line" = paused ] || fail "no rendezvous: '$line'"
+start_paused HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_STEP_PAGES=100 \
+        "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000
 second --root "$R" --pool 1G:2
 fifo_go "$FIFO"
 wait $PID1 || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill failed"; }
@@ -118,10 +120,7 @@ for f in nr_hugepages free_hugepages; do
         fake "sys/devices/system/node/node0/hugepages/hugepages-2048kB/$f" 0
         fake "sys/kernel/mm/hugepages/hugepages-2048kB/$f" 0
 done
-HPFILLD_TEST_PLANNED_FIFO="$FIFO" "$HPFILLD" --once --root "$R" --mode sysfs --pool 1G:2 >"$WORK/out1" 2>"$WORK/err1" &
-PID1=$!
-read -r line <"$FIFO"
-[ "$line" = paused ] || fail "no rendezvous: '$line'"
+start_paused HPFILLD_TEST_PLANNED_FIFO="$FIFO" "$HPFILLD" --once --root "$R" --mode sysfs --pool 1G:2
 expect_rc 0 "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000
 fifo_go "$FIFO"
 rc=0
