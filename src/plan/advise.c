@@ -44,10 +44,10 @@ void advise_boot(char *cmdline, size_t cmdline_size, char *initramfs, size_t ini
  * allocations are spread over most such ranges, compaction cannot move them and dropping caches
  * does not help. A CMA area (hugetlb_cma=, reserved at boot by hugetlb_cma_reserve()) takes only
  * movable allocations, so hugetlb_cma_alloc_folio() finds its ranges free at any time. */
-/* The smallest node above @after (or any, when @first) with a gigantic pool among @pools, and
- * the bytes of gigantic pages planned on it; false when there is none. */
-static bool next_gigantic_node(const struct plan_pool *const *pools, size_t n, bool first, unsigned after,
-                               unsigned *ret_node, uint64_t *ret_bytes) {
+/* The smallest node above @after (-1: any) with a gigantic pool among @pools, and the bytes of
+ * gigantic pages planned on it; false when there is none. */
+static bool next_gigantic_node(const struct plan_pool *const *pools, size_t n, int64_t after, unsigned *ret_node,
+                               uint64_t *ret_bytes) {
         bool found = false;
 
         *ret_bytes = 0;
@@ -55,7 +55,7 @@ static bool next_gigantic_node(const struct plan_pool *const *pools, size_t n, b
                 for (size_t k = 0; pools[i]->page_size >= PLAN_GIGANTIC && k < pools[i]->n_nodes; k++) {
                         const struct plan_node *pn = &pools[i]->nodes[k];
 
-                        if ((!first && pn->node <= after) || (found && pn->node > *ret_node))
+                        if ((int64_t) pn->node <= after || (found && pn->node > *ret_node))
                                 continue;
                         if (!found || pn->node < *ret_node)
                                 *ret_bytes = 0;
@@ -67,19 +67,18 @@ static bool next_gigantic_node(const struct plan_pool *const *pools, size_t n, b
 }
 
 void advise_cma(char *buf, size_t size, const struct plan_pool *const *pools, size_t n) {
-        unsigned node = 0;
+        unsigned node;
         uint64_t bytes;
         size_t c = 0;
 
         if (size)
                 buf[0] = 0;
-        for (bool first = true; next_gigantic_node(pools, n, first, node, &node, &bytes); first = false) {
+        for (int64_t after = -1; next_gigantic_node(pools, n, after, &node, &bytes); after = node) {
                 uint64_t mib = bytes >> 20;
+                size_t before = c;
 
                 if (!mib)
                         continue;
-                size_t before = c;
-
                 APPEND(buf, size, c, "%s%u:%" PRIu64 "%s", c ? "," : "hugetlb_cma=", node, mib % 1024 ? mib : mib >> 10,
                        mib % 1024 ? "M" : "G");
                 if (c >= size) { /* whole entries only: a cut one would be a wrong parameter */
