@@ -29,11 +29,10 @@ tools="echo"
 tools="$tools sysfs"
 for t in ${THREADS//,/ }; do tools="$tools fault-$t"; done
 tools="$tools auto"
-# one shuffled order per round, the same in every bench run
-RUNS_ORDERS=$((RUNS > 0 ? RUNS : 1))
+# one shuffled order per round, line by line, the same in every bench run
 orders=$(PYTHONPATH=$(dirname "$0") python3 -c 'import sys, benchlib
 for i in range(int(sys.argv[1])):
-    print(" ".join(benchlib.round_order(sys.argv[2:], i)))' "$RUNS_ORDERS" $tools)
+    print(" ".join(benchlib.round_order(sys.argv[2:], i)))' "$RUNS" $tools)
 
 vm_guest <<GUEST
 H=\$HP/hugepages-2048kB
@@ -59,7 +58,7 @@ done
 i=0
 while [ \$i -lt $RUNS ]; do
         # a new order every round, as in benchlib.run_interleaved() (orders made on the host)
-        order=\$(echo "$orders" | sed -n "\$((i % $RUNS_ORDERS + 1))p")
+        order=\$(echo "$orders" | sed -n "\$((i + 1))p")
         for tool in \$order; do
                 echo 0 > \$H/nr_hugepages
                 ms=\$(run_tool \$tool)
