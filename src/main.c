@@ -23,7 +23,6 @@
 #include "service/hostlock.h"
 #include "util/fileio.h"
 #include "service/job.h"
-#include "service/lastfill.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
 #include "service/progress.h"
@@ -522,10 +521,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         if (log_to_kmsg() && *j.summary)
                 log_info("%s", j.summary);
         if (!o->dry_run && ret != EXIT_USAGE) {
-                r = lastfill_write(rootfd, ret, j.summary, j.advice_cmdline);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot record the fill in %s/" LASTFILL_FILE ": %m, ignoring", shown_root());
-                metrics_after_fill(rootfd, &record, ret, config->metrics_file);
+                metrics_after_fill(rootfd, &record, ret, j.summary, j.advice_cmdline, config->metrics_file);
         }
         fill_record_done(&record);
         return ret;

@@ -58,6 +58,8 @@ struct fill_record {
         size_t n_targets;
         struct metrics_reserve *reserves;
         size_t n_reserves;
+        char summary[2048];  /* the report's pool lines, "; "-joined */
+        char next_boot[1024]; /* for short pools, the boot parameters that get them; "" */
 };
 
 struct metrics {
@@ -82,5 +84,8 @@ int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t pa
 void fill_record_done(struct fill_record *r);
 /* The record as text, and back: our own line format ("fill ...", "size ...", "target ...",
  * "reserve ..."). Parsing is strict: -EBADMSG on anything else. */
+/* One line per item, control characters in the texts written as \\ooo, and a last line "end":
+ * a record cut short (a writer that died on a file system that keeps half-written files) does
+ * not parse (-EBADMSG), nor does anything but a record. */
 int fill_record_write(FILE *f, const struct fill_record *r);
 int fill_record_parse(const char *text, struct fill_record *ret);

@@ -7,17 +7,19 @@
 
 #include "service/metrics.h"
 
-#define METRICS_RECORD_FILE "run/hpfilld/fill-record"
+#define METRICS_RECORD_NAME "fill-record"
+#define METRICS_RECORD_FILE "run/hpfilld/" METRICS_RECORD_NAME
 
-/* After a fill: stamps @rec (time, @exit_status, the counters carried on from the record
- * before) and keeps it in METRICS_RECORD_FILE, atomically (a temp file in the same directory,
- * renamed over the old one). */
-int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status);
+/* After a fill: stamps @rec (time, @exit_status, @summary, @next_boot, the counters carried on
+ * from the record before) and keeps it in METRICS_RECORD_FILE (replace_file_at()): the one
+ * record of the last fill, for `hpfilld status` in all its formats. */
+int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot);
 /* The pools now and @rec, in the exposition format, to @path (absolute), atomically: for
  * node_exporter's textfile collector (MetricsFile=, --metrics-file). */
 int metrics_write_file(int rootfd, struct fill_record *rec, const char *path);
 /* Both of the above after a fill, failures logged as warnings (the fill stands). */
-void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *metrics_file);
+void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
+                        const char *next_boot, const char *metrics_file);
 /* The record of the last fill (METRICS_RECORD_FILE), strictly parsed. */
 int metrics_record_read(int rootfd, struct fill_record *ret);
 /* The pools now and the last fill recorded, in the exposition format. */

@@ -16,16 +16,12 @@ struct status_data {
         int rootfd;
         struct topology t;
         struct pool_counts *counts; /* [size * t.n_nodes + node index] */
-        struct fill_record rec;     /* the last fill's targets and reservations (valid: one is there) */
+        bool have_record;           /* a record of the last fill is there (METRICS_RECORD_FILE) ... */
+        struct fill_record rec;     /* ... and whole (valid): its outcome, targets and reservations */
         struct journal_outcome journal[JOURNAL_MAX];
         int n_journal;
         struct reserve_found *reserves; /* on disk, now */
         int n_reserves;
-        bool have_last;  /* the last fill's record (run/hpfilld/last-fill.json) */
-        bool last_valid; /* ... and it is whole */
-        long long last_time;
-        int last_exit_status;
-        char *last_text;
 };
 
 /* The target the last fill's plan gave the pool of @page_size on @node, or NULL. */

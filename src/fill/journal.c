@@ -14,6 +14,7 @@
 #include "kernel/proc.h"
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "util/replace.h"
 
 int journal_format(const struct journal_entry *e, char *buf, size_t size) {
         int n = snprintf(buf, size, "path=%s found=%" PRIu64 " set=%" PRIu64 " pid=%d start=%" PRIu64 "\n", e->path,
@@ -58,10 +59,10 @@ static int open_entry_dir(int rootfd, const char *path, char *name, size_t size)
 }
 
 int journal_record(int rootfd, const char *path, uint64_t found, uint64_t set) {
-        _cleanup_(closep) int dirfd = -1, fd = -1;
+        _cleanup_(closep) int dirfd = -1;
         struct journal_entry e = { .found = found, .set = set, .pid = getpid() };
-        char name[192], tmp[200], text[256];
-        int n, r;
+        char name[192], text[256];
+        int n;
 
         (void) snprintf(e.path, sizeof(e.path), "%s", path);
         (void) proc_start_time(rootfd, e.pid, &e.start_time);
@@ -71,19 +72,10 @@ int journal_record(int rootfd, const char *path, uint64_t found, uint64_t set) {
         dirfd = open_entry_dir(rootfd, path, name, sizeof(name));
         if (dirfd < 0)
                 return dirfd;
-        (void) snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        /* Whole before the rename, the rename before the change. No fsync: the journal is for a
-         * fill that dies (SIGKILL, the OOM killer), whose writes the page cache keeps; a reboot
+        /* Whole before it is in place, in place before the change. No fsync: the journal is for
+         * a fill that dies (SIGKILL, the OOM killer), whose writes the page cache keeps; a reboot
          * empties /run and puts the kernel's settings back anyway. */
-        if (write(fd, text, (size_t) n) != n || renameat(dirfd, tmp, dirfd, name) < 0) {
-                r = errno ? -errno : -EIO;
-                (void) unlinkat(dirfd, tmp, 0);
-                return r;
-        }
-        return 0;
+        return replace_file_at(dirfd, name, text, (size_t) n, false);
 }
 
 int journal_forget(int rootfd, const char *path) {

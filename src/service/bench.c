@@ -11,7 +11,6 @@
 
 #include "service/bench.h"
 #include "util/shown.h"
-#include "service/lastfill.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"

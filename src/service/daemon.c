@@ -15,7 +15,6 @@
 #include "util/clock.h"
 #include "service/daemon.h"
 #include "service/job.h"
-#include "service/lastfill.h"
 #include "service/metrics_out.h"
 #include "util/log.h"
 #include "service/notify.h"
@@ -103,10 +102,8 @@ static int fill(struct daemon *d, bool again, const char *task) {
         r = job_run(&j, &d->config);
         if (*j.summary)
                 log_info("%s", j.summary);
-        if (!stop_requested(&d->stop)) {
-                (void) lastfill_write(d->rootfd, r, j.summary, j.advice_cmdline);
-                metrics_after_fill(d->rootfd, &record, r, d->config.metrics_file);
-        }
+        if (!stop_requested(&d->stop))
+                metrics_after_fill(d->rootfd, &record, r, j.summary, j.advice_cmdline, d->config.metrics_file);
         fill_record_done(&record);
         if (r == EXIT_OK)
                 (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");

@@ -8,6 +8,7 @@
 
 #include "service/metrics.h"
 #include "util/number.h"
+#include "util/sanitize.h"
 
 static const char *const reserve_state_names[_MR_MAX] = {
         [MR_READY] = "ready",
@@ -215,6 +216,26 @@ void fill_record_done(struct fill_record *r) {
         *r = (struct fill_record) {};
 }
 
+/* "KEY TEXT", on one line whatever @text holds; nothing for an empty one */
+static void put_text_line(FILE *f, const char *key, const char *text) {
+        char buf[4096];
+
+        if (!*text)
+                return;
+        escape_controls(buf, sizeof(buf), text);
+        fprintf(f, "%s %s\n", key, buf);
+}
+
+/* The rest of "KEY TEXT" into @buf, if @line is one */
+static bool take_text_line(const char *line, const char *key, char *buf, size_t size) {
+        size_t k = strlen(key);
+
+        if (strncmp(line, key, k) != 0 || line[k] != ' ')
+                return false;
+        (void) snprintf(buf, size, "%s", line + k + 1);
+        return true;
+}
+
 int fill_record_write(FILE *f, const struct fill_record *r) {
         fprintf(f, "fill %" PRId64 " %d %" PRIu64 " %" PRIu64 "\n", r->time_ns, r->exit_status, r->elapsed_ns,
                 r->fills_total);
@@ -228,10 +249,13 @@ int fill_record_write(FILE *f, const struct fill_record *r) {
                 fprintf(f, "reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s %s\n", r->reserves[i].name,
                         r->reserves[i].page_size, r->reserves[i].pages, r->reserves[i].target, r->reserves[i].state,
                         *r->reserves[i].nodes ? r->reserves[i].nodes : "-", r->reserves[i].path);
+        put_text_line(f, "summary", r->summary);
+        put_text_line(f, "next_boot", r->next_boot);
+        fputs("end\n", f);
         return ferror(f) ? -EIO : 0;
 }
 
-static int parse_line(const char *line, struct fill_record *r) {
+static int parse_line(const char *line, struct fill_record *r, bool *end) {
         uint64_t a, b, c, d;
         unsigned u;
         int i, n = 0;
@@ -251,6 +275,13 @@ static int parse_line(const char *line, struct fill_record *r) {
         }
         if (sscanf(line, "target %" SCNu64 " %u %" SCNu64 "%n", &a, &u, &b, &n) == 3 && !line[n])
                 return fill_record_add_target(r, a, u, b);
+        if (take_text_line(line, "summary", r->summary, sizeof(r->summary)) ||
+            take_text_line(line, "next_boot", r->next_boot, sizeof(r->next_boot)))
+                return 0;
+        if (strcmp(line, "end") == 0) {
+                *end = true;
+                return 0;
+        }
         /* NODES: "0,1", or "-" for none named */
         if (sscanf(line, "reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c, &i,
                    nodes, &n) == 6 &&
@@ -265,8 +296,9 @@ static int parse_line(const char *line, struct fill_record *r) {
 int fill_record_parse(const char *text, struct fill_record *ret) {
         struct fill_record r = {};
         char line[4096 + 256];
+        bool end = false;
 
-        while (*text) {
+        while (*text && !end) {
                 size_t len = strcspn(text, "\n");
                 int k;
 
@@ -277,13 +309,13 @@ int fill_record_parse(const char *text, struct fill_record *ret) {
                 memcpy(line, text, len);
                 line[len] = 0;
                 text += len + (text[len] == '\n');
-                k = len ? parse_line(line, &r) : 0;
+                k = len ? parse_line(line, &r, &end) : 0;
                 if (k < 0) {
                         fill_record_done(&r);
                         return k;
                 }
         }
-        if (!r.valid) {
+        if (!r.valid || !end || *text) {
                 fill_record_done(&r);
                 return -EBADMSG;
         }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Where the metrics go: the fill record in /run/hpfilld (so that `status` can show the last
- * fill's targets and timings), the textfile for node_exporter, and stdout. */
+ * fill: its outcome, targets and timings), the textfile for node_exporter, and stdout. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "fill/rundir.h"
 #include "kernel/pool.h"
 #include "util/shown.h"
 #include "kernel/topology.h"
@@ -17,41 +18,7 @@
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/macro.h"
-
-/* @text to DIRFD/@name through a temp file renamed over it: a reader (node_exporter's textfile
- * collector, `hpfilld status`) sees the old text or the new, never half of one. The temp name
- * starts with a dot and ends in .tmp, which the textfile collector (*.prom) does not read. */
-/* @durable: fsync before the rename, for a file that outlives a reboot (MetricsFile=); what is
- * under /run goes with every boot, and a process that dies leaves its writes in the page cache
- * all the same, so a record there needs none. */
-static int write_atomic_at(int dirfd, const char *name, const char *text, size_t len, bool durable) {
-        _cleanup_(closep) int fd = -1;
-        char tmp[NAME_MAX + 1];
-        int r = 0;
-
-        if ((size_t) snprintf(tmp, sizeof(tmp), ".%.200s.%d.tmp", name, (int) getpid()) >= sizeof(tmp))
-                return -ENAMETOOLONG;
-        (void) unlinkat(dirfd, tmp, 0); /* what a killed writer of this pid left */
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        for (size_t done = 0; done < len && r == 0;) {
-                ssize_t k = write(fd, text + done, len - done);
-
-                if (k < 0)
-                        r = -errno;
-                else
-                        done += (size_t) k;
-        }
-        /* readable by everyone whatever the umask; on disk before it replaces the old one */
-        if (r == 0 && (fchmod(fd, 0644) < 0 || (durable && fsync(fd) < 0)))
-                r = -errno;
-        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-                r = -errno;
-        if (r < 0)
-                (void) unlinkat(dirfd, tmp, 0);
-        return r;
-}
+#include "util/replace.h"
 
 int metrics_write_atomic(const char *path, const char *text, size_t len) {
         _cleanup_(closep) int dirfd = -1;
@@ -67,7 +34,7 @@ int metrics_write_atomic(const char *path, const char *text, size_t len) {
         dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dirfd < 0)
                 return -errno;
-        return write_atomic_at(dirfd, slash + 1, text, len, true);
+        return replace_file_at(dirfd, slash + 1, text, len, true);
 }
 
 static const uint64_t *record_target(const struct fill_record *rec, uint64_t page_size, unsigned node) {
@@ -194,29 +161,27 @@ static int record_write(int rootfd, const struct fill_record *rec) {
         FILE *f;
         int r;
 
-        if (mkdirat(rootfd, "run", 0755) < 0 && errno != EEXIST)
-                return -errno;
-        if (mkdirat(rootfd, "run/hpfilld", 0755) < 0 && errno != EEXIST)
-                return -errno;
-        dirfd = openat(rootfd, "run/hpfilld", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        dirfd = rundir_open(rootfd);
         if (dirfd < 0)
-                return -errno;
+                return dirfd;
         f = open_memstream(&text, &len);
         if (!f)
                 return -errno;
         r = fill_record_write(f, rec);
         if (fclose(f) != 0 && r >= 0)
                 r = -EIO;
-        return r < 0 ? r : write_atomic_at(dirfd, strrchr(METRICS_RECORD_FILE, '/') + 1, text, len, false);
+        return r < 0 ? r : replace_file_at(dirfd, METRICS_RECORD_NAME, text, len, false);
 }
 
-int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status) {
+int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot) {
         struct timespec ts;
 
         (void) clock_gettime(CLOCK_REALTIME, &ts);
         rec->valid = true;
         rec->time_ns = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
         rec->exit_status = exit_status;
+        (void) snprintf(rec->summary, sizeof(rec->summary), "%s", summary);
+        (void) snprintf(rec->next_boot, sizeof(rec->next_boot), "%s", next_boot);
         carry_counters(rootfd, rec);
         return record_write(rootfd, rec);
 }
@@ -245,9 +210,10 @@ int metrics_print(int rootfd, FILE *f) {
         return r;
 }
 
-/* The fill record for `status --format=prometheus`, and MetricsFile='s text. */
-void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *metrics_file) {
-        int r = metrics_fill_done(rootfd, record, exit_status);
+/* The fill record for `status` (text, JSON, Prometheus), and MetricsFile='s text. */
+void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
+                        const char *next_boot, const char *metrics_file) {
+        int r = metrics_fill_done(rootfd, record, exit_status, summary, next_boot);
 
         if (r < 0)
                 log_warning_errno(r, "Cannot record the fill in %s/" METRICS_RECORD_FILE ": %m, ignoring", shown_root());

@@ -9,7 +9,6 @@
 #include "fill/journal.h"
 #include "util/shown.h"
 #include "util/fileio.h"
-#include "service/lastfill.h"
 #include "service/metrics_out.h"
 #include "util/log.h"
 #include "util/macro.h"
@@ -29,16 +28,6 @@ const struct metrics_reserve *status_reserve_record(const struct status_data *d,
                 if (strcmp(d->rec.reserves[i].name, f->name) == 0 && strcmp(d->rec.reserves[i].path, f->path) == 0)
                         return &d->rec.reserves[i];
         return NULL;
-}
-
-/* The record is ours: {"time": T, "exit_status": N, ...} */
-static void read_last_fill(struct status_data *d) {
-        int n = 0;
-
-        d->have_last = read_full_file_at(d->rootfd, LASTFILL_FILE, 64 * 1024, &d->last_text, NULL) >= 0;
-        d->last_valid = d->have_last && lastfill_valid(d->last_text) &&
-                        sscanf(d->last_text, "{\"time\": %lld, \"exit_status\": %d, \"summary\": \"%n", &d->last_time,
-                               &d->last_exit_status, &n) == 2 && n > 0;
 }
 
 static int status_read(struct status_data *d) {
@@ -63,7 +52,9 @@ static int status_read(struct status_data *d) {
                 log_warning_errno(d->n_journal, "Cannot read the journal in /run/hpfilld: %m, ignoring");
                 d->n_journal = 0;
         }
-        if (metrics_record_read(d->rootfd, &d->rec) < 0)
+        r = metrics_record_read(d->rootfd, &d->rec);
+        d->have_record = r != -ENOENT;
+        if (r < 0)
                 d->rec = (struct fill_record) {};
         d->n_reserves = reserve_list(d->rootfd, &d->reserves, &e);
         if (*e.msg)
@@ -74,7 +65,6 @@ static int status_read(struct status_data *d) {
         }
         if (d->n_reserves < 0) /* no mount table (a bare root): none */
                 d->n_reserves = 0;
-        read_last_fill(d);
         return 0;
 }
 
@@ -83,7 +73,6 @@ static void status_done(struct status_data *d) {
         free(d->counts);
         fill_record_done(&d->rec);
         free(d->reserves);
-        free(d->last_text);
 }
 
 /* A bad command line: where to look; exit status 2. */

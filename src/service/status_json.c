@@ -59,37 +59,19 @@ static void print_journal(const struct status_data *d, FILE *f) {
         fputs("]", f);
 }
 
-/* The record's next_boot, a JSON string body as lastfill_write() escaped it; null when empty. */
-static void print_next_boot(const char *text, FILE *f) {
-        const char *p = strstr(text, "\"next_boot\": \""), *q;
-
-        if (!p || p[strlen("\"next_boot\": \"")] == '"') {
-                fputs("null", f);
-                return;
-        }
-        p += strlen("\"next_boot\": ");
-        for (q = p + 1; *q && *q != '"'; q++)
-                if (*q == '\\' && q[1])
-                        q++;
-        fprintf(f, "%.*s\"", (int) (q - p), p);
-}
-
 static void print_last_fill(const struct status_data *d, FILE *f) {
         fputs(", \"last_fill\": ", f);
-        if (!d->last_valid) {
+        if (!d->rec.valid) {
                 fputs("null", f);
                 return;
         }
-        fprintf(f, "{\"time\": %lld, \"exit_status\": %d, \"exit_meaning\": \"%s\", \"next_boot\": ", d->last_time,
-                d->last_exit_status, exit_status_name(d->last_exit_status));
-        print_next_boot(d->last_text, f);
-        fputs(", \"elapsed_seconds\": ", f);
-        if (d->rec.valid)
-                fprintf(f, "%.6f", (double) d->rec.elapsed_ns / 1e9);
-        else
-                fputs("null", f);
-        fputs(", \"sizes\": [", f);
-        for (size_t i = 0; d->rec.valid && i < d->rec.n_sizes; i++) {
+        fprintf(f, "{\"time\": %lld, \"exit_status\": %d, \"exit_meaning\": \"%s\", \"next_boot\": ",
+                (long long) (d->rec.time_ns / 1000000000), d->rec.exit_status, exit_status_name(d->rec.exit_status));
+        json_string(f, *d->rec.next_boot ? d->rec.next_boot : NULL);
+        fputs(", \"summary\": ", f);
+        json_string(f, d->rec.summary);
+        fprintf(f, ", \"elapsed_seconds\": %.6f, \"sizes\": [", (double) d->rec.elapsed_ns / 1e9);
+        for (size_t i = 0; i < d->rec.n_sizes; i++) {
                 const struct metrics_size *s = &d->rec.sizes[i];
 
                 fprintf(f, "%s{\"page_size\": %" PRIu64 ", \"elapsed_seconds\": %.6f, \"rounds\": %u, \"met\": %s}",

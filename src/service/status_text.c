@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "service/exitstatus.h"
-#include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "service/status_data.h"
 #include "util/number.h"
 #include "util/sanitize.h"
@@ -51,50 +51,39 @@ static void print_pools(const struct status_data *d, FILE *f) {
         }
 }
 
-/* The summary's pools, one per line; the JSON escapes undone for \" and \\ */
-static void print_summary(const char *json, FILE *f) {
-        const char *p = strstr(json, "\"summary\": \""), *adv;
-
-        if (!p)
-                return;
+/* The summary's pools, one per line, and the boot parameters for the short ones */
+static void print_outcome(const struct fill_record *rec, FILE *f) {
         fputs("  ", f);
-        for (p += strlen("\"summary\": \""); *p && !(p[0] == '"' && (p[1] == '}' || p[1] == ',')); p++) {
-                if (p[0] == '\\' && p[1])
-                        p++;
-                else if (p[0] == ';' && p[1] == ' ') {
+        for (const char *p = rec->summary; *p; p++) {
+                if (p[0] == ';' && p[1] == ' ') {
                         fputs("\n ", f);
                         continue;
                 }
                 fputc(*p, f);
         }
         fputc('\n', f);
-        adv = strstr(json, "\"next_boot\": \"");
-        if (adv && adv[strlen("\"next_boot\": \"")] != '"') {
-                fputs("Next boot, for the pools that came back short:\n  ", f);
-                for (p = adv + strlen("\"next_boot\": \""); *p && *p != '"'; p++)
-                        fputc(*p, f);
-                fputc('\n', f);
-        }
+        if (*rec->next_boot)
+                fprintf(f, "Next boot, for the pools that came back short:\n  %s\n", rec->next_boot);
 }
 
 static void print_last_fill(const struct status_data *d, FILE *f) {
         char date[64] = "?";
-        time_t when = (time_t) d->last_time;
+        time_t when = (time_t) (d->rec.time_ns / 1000000000);
         struct tm tm;
 
-        if (!d->have_last) {
+        if (!d->have_record) {
                 fprintf(f, "Last fill: none recorded\n");
                 return;
         }
-        if (!d->last_valid) {
-                fprintf(f, "Last fill: unreadable record (%s/%s is empty or partial)\n", shown_root(), LASTFILL_FILE);
+        if (!d->rec.valid) {
+                fprintf(f, "Last fill: unreadable record (%s/%s is empty or partial)\n", shown_root(), METRICS_RECORD_FILE);
                 return;
         }
         if (localtime_r(&when, &tm))
                 (void) strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
-        fprintf(f, "Last fill: %s, exit status %d\n", date, d->last_exit_status);
-        fprintf(f, "  exit status %d: %s\n", d->last_exit_status, exit_status_meaning(d->last_exit_status));
-        print_summary(d->last_text, f);
+        fprintf(f, "Last fill: %s, exit status %d\n", date, d->rec.exit_status);
+        fprintf(f, "  exit status %d: %s\n", d->rec.exit_status, exit_status_meaning(d->rec.exit_status));
+        print_outcome(&d->rec, f);
 }
 
 static void print_journal(const struct status_data *d, FILE *f) {

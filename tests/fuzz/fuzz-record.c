@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "service/status.h"
 #include "fuzz.h"
 #include "fuzz-tree.h"
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         return 0;
         }
         (void) snprintf(root, sizeof(root), "%s", fuzz_tree_path());
-        fuzz_put(LASTFILL_FILE, data, size);
+        fuzz_put(METRICS_RECORD_FILE, data, size);
         (void) status_main(3, text);
         (void) status_main(4, json);
         (void) fflush(stdout);

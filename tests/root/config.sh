@@ -99,7 +99,7 @@ expect_in "$WORK/err" "$root/etc/hpfilld.conf.d/60-bad.conf:2: Shrink="
 [ "$(snapshot)" = "$before" ] || fail "a bad drop-in changed the pools"
 
 # --check-config: the same checks, every mistake of a file at once, nothing changed or recorded
-record=/run/hpfilld/last-fill.json
+record=/run/hpfilld/fill-record
 record_before=$(cat "$record" 2>/dev/null || true)
 expect_rc 2 "$HPFILLD" --check-config --root "$root"
 expect_in "$WORK/err" "$root/etc/hpfilld.conf.d/60-bad.conf:2: Shrink="

@@ -42,6 +42,7 @@ expect_in "$WORK/out" "^2M +node$first +$T +$T +$gib +[0-9]+ +0$"
 expect_in "$WORK/out" "^2M +all +target $T pages \($gib GiB\), the pools hold $T \($gib GiB\)$"
 expect_in "$WORK/out" "^Last fill: .*, exit status 0$"
 expect_in "$WORK/out" "^  exit status 0: every target met$"
+expect_in "$WORK/out" "^  2M pool: $T/$T pages"
 expect_in "$WORK/out" "^RESERVATION +SIZE +NODE +PAGES +GiB +OWNER +MODE +USE +FILE$"
 expect_in "$WORK/out" "^vm1 +2M +node$first +32 +0\.06 +root:root +0600 +in-use +$MNT/hpfilld/vm1$"
 expect_in "$WORK/out" "^vm2 +2M +node[0-9,]+ +8 +0\.02 +nobody:nogroup +0640 +free +$MNT/hpfilld/vm2$"
@@ -58,6 +59,7 @@ p = [p for p in d["pools"] if p["page_size"] == 2 << 20][0]
 n = [n for n in p["nodes"] if n["node"] == first][0]
 assert n["target"] == T and n["pages"] == T and n["surplus"] == 0, n
 assert d["last_fill"]["exit_status"] == 0 and d["last_fill"]["exit_meaning"] == "ok", d["last_fill"]
+assert d["last_fill"]["summary"].startswith("2M pool: %d/%d pages" % (T, T)) and "vm2 reservation: 8/8" in d["last_fill"]["summary"], d["last_fill"]
 PY
 
 # nobody sees every reservation; whether root's vm1 is in use is not for nobody to tell; a

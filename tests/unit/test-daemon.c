@@ -6,7 +6,6 @@
 #include "service/daemon.h"
 #include "fake-root.h"
 #include "util/fileio.h"
-#include "service/lastfill.h"
 #include "service/notify.h"
 #include "test.h"
 
@@ -24,25 +23,6 @@ TEST(test_uevents) {
         CHECK(!uevent_is_memory_online("", 0));
         /* no terminating NUL on the last field */
         CHECK(uevent_is_memory_online("x@y\0SUBSYSTEM=memory\0ACTION=online", 35));
-}
-
-TEST(test_lastfill) {
-        struct fake_root r;
-        char *text = NULL;
-
-        fake_root_new(&r);
-        CHECK_EQ(lastfill_write(r.fd, 3, "2M pool: 1/2 pages \"short\"", "hugepagesz=2M hugepages=0:2"), 0);
-        CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 4096, &text, NULL), 0);
-        CHECK_STR_CONTAINS(text, "\"exit_status\": 3");
-        CHECK_STR_CONTAINS(text, "\"summary\": \"2M pool: 1/2 pages \\\"short\\\"\"");
-        CHECK_STR_CONTAINS(text, "\"next_boot\": \"hugepagesz=2M hugepages=0:2\"}");
-        free(text);
-        /* written again: replaced whole */
-        CHECK_EQ(lastfill_write(r.fd, 0, "ok", ""), 0);
-        CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 4096, &text, NULL), 0);
-        CHECK_STR_CONTAINS(text, "\"summary\": \"ok\", \"next_boot\": \"\"}\n");
-        free(text);
-        fake_root_free(&r);
 }
 
 TEST(test_notify_without_socket) {
@@ -95,7 +75,6 @@ TEST(test_release_on_stop) {
 int main(void) {
         RUN(test_release_on_stop);
         RUN(test_uevents);
-        RUN(test_lastfill);
         RUN(test_notify_without_socket);
         return 0;
 }

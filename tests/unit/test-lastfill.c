@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The record of the last fill: written whole with explicit modes; `status` on empty, partial
- * and good records. */
+/* The record of the last fill: written whole with explicit modes, in place of the one before;
+ * `status` on empty, partial and good records. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake-root.h"
-#include "service/lastfill.h"
+#include "service/metrics_out.h"
 #include "service/status.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -49,33 +49,47 @@ static unsigned count_entries(struct fake_root *r, const char *dir) {
         return n;
 }
 
+/* A fill's record as main and the daemon write it: nothing filled, @status, @summary, @next_boot. */
+static void record(struct fake_root *r, int status, const char *summary, const char *next_boot) {
+        struct fill_record rec = {};
+
+        CHECK_EQ(metrics_fill_done(r->fd, &rec, status, summary, next_boot), 0);
+        fill_record_done(&rec);
+}
+
 TEST(test_write) {
         struct fake_root r;
+        struct fill_record rec = {};
         struct stat st;
         char *text = NULL;
         mode_t old;
 
         fake_root_new(&r);
         old = umask(077);
-        CHECK_EQ(lastfill_write(r.fd, 3, "2M pool: 1/2 pages", "hugepages=2"), 0);
-        CHECK_EQ(lastfill_write(r.fd, 0, "2M pool: 2/2 pages", ""), 0);
+        record(&r, 3, "2M pool: 1/2 pages", "hugepages=2");
+        record(&r, 0, "2M pool: 2/2 pages;\nsecond line", "");
         (void) umask(old);
-        CHECK(fstatat(r.fd, LASTFILL_DIR, &st, 0) == 0);
+        CHECK(fstatat(r.fd, "run/hpfilld", &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0755);
-        CHECK(fstatat(r.fd, LASTFILL_FILE, &st, 0) == 0);
+        CHECK(fstatat(r.fd, METRICS_RECORD_FILE, &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0644);
-        /* the record alone: no temp file left */
-        CHECK_EQ(count_entries(&r, LASTFILL_DIR), 1);
-        CHECK_EQ(read_full_file_at(r.fd, LASTFILL_FILE, 1 << 16, &text, NULL), 0);
-        CHECK(lastfill_valid(text));
-        CHECK_STR_CONTAINS(text, "\"exit_status\": 0, \"summary\": \"2M pool: 2/2 pages\"");
+        /* the record alone: no temp file, nor the one it replaced, left */
+        CHECK_EQ(count_entries(&r, "run/hpfilld"), 1);
+        CHECK_EQ(read_full_file_at(r.fd, METRICS_RECORD_FILE, 1 << 16, &text, NULL), 0);
+        /* the second record whole, its summary on one line, no next_boot line for none */
+        CHECK_STR_CONTAINS(text, "\nsummary 2M pool: 2/2 pages;\\012second line\nend\n");
+        CHECK(!strstr(text, "next_boot"));
+        CHECK_EQ(metrics_record_read(r.fd, &rec), 0);
+        CHECK_EQ(rec.exit_status, 0);
+        CHECK_EQ(rec.fills_total, 2);
+        fill_record_done(&rec);
         free(text);
         fake_root_free(&r);
 }
 
 TEST(test_status_records) {
-        static const char *const bad[] = { "", "\n", "{\"time\": 17", "{\"time\": 1, \"exit_status\": 0, \"summ",
-                                           "garbage\n", "{\"time\": 1, \"exit_status\": 0, \"summary\": \"a\nb\"}" };
+        static const char *const bad[] = { "", "\n", "fill 17", "fill 1 0 1 1\n", "fill 1 0 1 1\nsummary 2M pool",
+                                           "garbage\n", "fill 1 0 1 1\nend\ngarbage\n", "summary a\nend\n" };
         struct fake_root r;
         char *out;
 
@@ -88,7 +102,7 @@ TEST(test_status_records) {
         CHECK_STR_CONTAINS(out, "Last fill: none recorded");
         free(out);
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                fake_write(&r, LASTFILL_FILE, bad[i]);
+                fake_write(&r, METRICS_RECORD_FILE, bad[i]);
                 out = run_status(&r, true);
                 CHECK_STR_CONTAINS(out, "\"last_fill\": null,");
                 CHECK(!strstr(out, "(null)"));
@@ -97,23 +111,27 @@ TEST(test_status_records) {
                 /* the path really read: below --root */
                 CHECK_STR_CONTAINS(out, "Last fill: unreadable record (");
                 CHECK_STR_CONTAINS(out, r.path);
-                CHECK_STR_CONTAINS(out, "/run/hpfilld/last-fill.json is empty or partial)");
+                CHECK_STR_CONTAINS(out, "/run/hpfilld/fill-record is empty or partial)");
                 free(out);
         }
-        CHECK_EQ(lastfill_write(r.fd, 0, "2M pool: 2/2 pages", ""), 0);
+        record(&r, 0, "2M pool: 2/2 pages; 1G pool: 1/1 pages", "");
         out = run_status(&r, true);
         CHECK_STR_CONTAINS(out, "\"last_fill\": {\"time\": ");
-        CHECK_STR_CONTAINS(out, ", \"exit_status\": 0, \"exit_meaning\": \"ok\", \"next_boot\": null, ");
+        CHECK_STR_CONTAINS(out, ", \"exit_status\": 0, \"exit_meaning\": \"ok\", \"next_boot\": null, "
+                                "\"summary\": \"2M pool: 2/2 pages; 1G pool: 1/1 pages\", ");
         free(out);
         out = run_status(&r, false);
-        CHECK_STR_CONTAINS(out, ", exit status 0\n  exit status 0: every target met\n  2M pool: 2/2 pages\n");
+        CHECK_STR_CONTAINS(out, ", exit status 0\n  exit status 0: every target met\n  2M pool: 2/2 pages\n"
+                                "  1G pool: 1/1 pages\n");
+        CHECK(!strstr(out, "Next boot"));
         free(out);
-        CHECK_EQ(lastfill_write(r.fd, 3, "1G pool: 1/2 pages", "hugepagesz=1G hugepages=0:2 \"x\""), 0);
+        record(&r, 3, "1G pool: 1/2 pages", "hugepagesz=1G hugepages=0:2 \"x\"");
         out = run_status(&r, true);
         CHECK_STR_CONTAINS(out, "\"exit_meaning\": \"short\", \"next_boot\": \"hugepagesz=1G hugepages=0:2 \\\"x\\\"\", ");
         free(out);
         out = run_status(&r, false);
         CHECK_STR_CONTAINS(out, "  exit status 3: a pool came back short of its minimum (MinPercent=, --min)\n");
+        CHECK_STR_CONTAINS(out, "Next boot, for the pools that came back short:\n  hugepagesz=1G hugepages=0:2 \"x\"\n");
         free(out);
         fake_root_free(&r);
 }

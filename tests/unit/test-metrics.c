@@ -39,6 +39,8 @@ static struct fill_record sample_record(void) {
         CHECK_EQ(fill_record_add_reserve(&r, "vm\"1", 2 * MB, 0, 64, MR_SHORT, "0,1", "/dev/hugepages/hpfilld/vm\"1"), 0);
         CHECK_EQ(fill_record_add_reserve(&r, "any", 2 * MB, 4, 4, MR_READY, "", "/dev/hugepages/hpfilld/any"), 0);
         CHECK(fill_record_add_reserve(&r, "bad", 2 * MB, 4, 4, MR_READY, "0 1", "/x") < 0);
+        (void) snprintf(r.summary, sizeof(r.summary), "2M pool: 100/812 pages; reservation vm\"1:\nshort");
+        (void) snprintf(r.next_boot, sizeof(r.next_boot), "hugepagesz=2M hugepages=1:300");
         return r;
 }
 
@@ -124,6 +126,9 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.reserves[0].state, MR_SHORT);
         CHECK(strcmp(back.reserves[0].nodes, "0,1") == 0);
         CHECK(strcmp(back.reserves[1].nodes, "") == 0);
+        /* the texts on one line each, a newline in one as \\012 */
+        CHECK(strcmp(back.summary, "2M pool: 100/812 pages; reservation vm\"1:\\012short") == 0);
+        CHECK(strcmp(back.next_boot, "hugepagesz=2M hugepages=1:300") == 0);
         free(text);
         fill_record_done(&r);
         fill_record_done(&back);
@@ -132,15 +137,19 @@ TEST(test_record_roundtrip) {
 TEST(test_record_bad) {
         static const char *const bad[] = {
                 "",
-                "size 2097152 1 0 0 1\n", /* no fill line */
-                "fill 1 0 1 1\nsize 2097152 1 0 0 2\n",
-                "fill 1 0 1 1\ntarget 2097152 0\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 9 /x\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 - relative\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 /x\n", /* no nodes */
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 0;1 /x\n",
-                "fill 1 0 1 1 extra\n",
-                "fill 1 0 1 1\nwhat\n",
+                "size 2097152 1 0 0 1\nend\n", /* no fill line */
+                "fill 1 0 1 1\nsize 2097152 1 0 0 2\nend\n",
+                "fill 1 0 1 1\ntarget 2097152 0\nend\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 9 /x\nend\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 - relative\nend\n",
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 /x\nend\n", /* no nodes */
+                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 0;1 /x\nend\n",
+                "fill 1 0 1 1 extra\nend\n",
+                "fill 1 0 1 1\nwhat\nend\n",
+                "fill 1 0 1 1\n", /* cut short: no end line */
+                "fill 1 0 1 1\nsummary ok\n",
+                "fill 1 0 1 1\nend\nsize 2097152 1 0 0 1\n", /* past the end */
+                "fill 1 0 1 1\nsummary\nend\n",
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct fill_record r = {};

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Replacing a small file whole: readers see the old text or the new, never part of one. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Replaces DIRFD/@name with @len bytes of @text, mode 0644 whatever the umask. Written to a
+ * temp file in the same directory (".NAME.PID.tmp": a dot file, which neither node_exporter's
+ * textfile collector (*.prom) nor the journal's reader takes for one of theirs), then put in
+ * @name's place in one step; on failure the temp file is removed and the old file stands.
+ * @durable: fsync'ed before it takes the old one's place, for a file that outlives a boot. */
+int replace_file_at(int dirfd, const char *name, const char *text, size_t len, bool durable);
