@@ -72,10 +72,13 @@ uint64_t pool_counts_persistent(const struct pool_counts *c) {
 }
 
 int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret) {
-        struct pool_counts c;
+        struct pool_counts c = {};
         int r;
 
-        r = pool_read_counts(rootfd, t, node, page_size, &c);
+        /* free_hugepages is not needed: read between every step of a fill, one file fewer */
+        r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &c.nr);
+        if (r >= 0)
+                r = read_counter(rootfd, t, node, page_size, "surplus_hugepages", &c.surplus);
         if (r < 0)
                 return r;
         *ret = pool_counts_persistent(&c);
