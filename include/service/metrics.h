@@ -45,6 +45,9 @@ struct metrics_reserve {
         char path[4096];
 };
 
+/* The longest text line of a record (the summary), with its NUL */
+#define FILL_RECORD_TEXT_MAX 2048
+
 /* A fill's outcome, as a fill records it and the status command reads it back. */
 struct fill_record {
         bool valid;
@@ -58,7 +61,7 @@ struct fill_record {
         size_t n_targets;
         struct metrics_reserve *reserves;
         size_t n_reserves;
-        char summary[2048];  /* the report's pool lines, "; "-joined */
+        char summary[FILL_RECORD_TEXT_MAX]; /* the report's pool lines, "; "-joined */
         char next_boot[1024]; /* for short pools, the boot parameters that get them; "" */
 };
 

@@ -8,6 +8,7 @@
 /* Replaces DIRFD/@name with @len bytes of @text, mode 0644 whatever the umask. Written to a
  * temp file in the same directory (".NAME.PID.tmp": a dot file, which neither node_exporter's
  * textfile collector (*.prom) nor the journal's reader takes for one of theirs), then put in
- * @name's place in one step; on failure the temp file is removed and the old file stands.
- * @durable: fsync'ed before it takes the old one's place, for a file that outlives a boot. */
+ * @name's place in one step (swapped with the old one, which is then removed; or renamed over
+ * it); on failure the temp file is removed and the old file stands. @durable: fsync'ed, then
+ * renamed over the old one, for a file that outlives a boot. */
 int replace_file_at(int dirfd, const char *name, const char *text, size_t len, bool durable);

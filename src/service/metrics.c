@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "service/metrics.h"
+#include "util/macro.h"
 #include "util/number.h"
 #include "util/sanitize.h"
 
@@ -216,24 +217,31 @@ void fill_record_done(struct fill_record *r) {
         *r = (struct fill_record) {};
 }
 
-/* "KEY TEXT", on one line whatever @text holds; nothing for an empty one */
-static void put_text_line(FILE *f, const char *key, const char *text) {
-        char buf[4096];
+/* "KEY TEXT", on one line whatever @text holds (control characters as \\ooo, cut to what the
+ * reader takes: a record that is written always parses); nothing for an empty one */
+static void put_text_line(FILE *f, const char *key, const char *text, size_t size) {
+        char buf[FILL_RECORD_TEXT_MAX];
 
         if (!*text)
                 return;
-        escape_controls(buf, sizeof(buf), text);
+        escape_controls(buf, MIN(size, sizeof(buf)), text);
         fprintf(f, "%s %s\n", key, buf);
 }
 
-/* The rest of "KEY TEXT" into @buf, if @line is one */
-static bool take_text_line(const char *line, const char *key, char *buf, size_t size) {
-        size_t k = strlen(key);
+/* The rest of "KEY TEXT" into @buf: 1 if @line is one, 0 if not, -EBADMSG for a text that
+ * fill_record_write() does not write (too long for @buf, or holding control characters,
+ * which `hpfilld status` would print to a terminal). */
+static int take_text_line(const char *line, const char *key, char *buf, size_t size) {
+        size_t k = strlen(key), len;
 
         if (strncmp(line, key, k) != 0 || line[k] != ' ')
-                return false;
-        (void) snprintf(buf, size, "%s", line + k + 1);
-        return true;
+                return 0;
+        line += k + 1;
+        len = strlen(line);
+        if (len >= size || has_controls(line))
+                return -EBADMSG;
+        memcpy(buf, line, len + 1);
+        return 1;
 }
 
 int fill_record_write(FILE *f, const struct fill_record *r) {
@@ -249,8 +257,8 @@ int fill_record_write(FILE *f, const struct fill_record *r) {
                 fprintf(f, "reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s %s\n", r->reserves[i].name,
                         r->reserves[i].page_size, r->reserves[i].pages, r->reserves[i].target, r->reserves[i].state,
                         *r->reserves[i].nodes ? r->reserves[i].nodes : "-", r->reserves[i].path);
-        put_text_line(f, "summary", r->summary);
-        put_text_line(f, "next_boot", r->next_boot);
+        put_text_line(f, "summary", r->summary, sizeof(r->summary));
+        put_text_line(f, "next_boot", r->next_boot, sizeof(r->next_boot));
         fputs("end\n", f);
         return ferror(f) ? -EIO : 0;
 }
@@ -258,11 +266,13 @@ int fill_record_write(FILE *f, const struct fill_record *r) {
 static int parse_line(const char *line, struct fill_record *r, bool *end) {
         uint64_t a, b, c, d;
         unsigned u;
-        int i, n = 0;
+        int i, k, n = 0;
         char name[64], nodes[128];
 
+        /* a time since the epoch, an exit status as a process has one */
         if (sscanf(line, "fill %" SCNd64 " %d %" SCNu64 " %" SCNu64 "%n", &r->time_ns, &r->exit_status,
-                   &r->elapsed_ns, &r->fills_total, &n) == 4 && !line[n]) {
+                   &r->elapsed_ns, &r->fills_total, &n) == 4 && !line[n] && r->time_ns >= 0 && r->exit_status >= 0 &&
+            r->exit_status <= 255) {
                 r->valid = true;
                 return 0;
         }
@@ -275,9 +285,11 @@ static int parse_line(const char *line, struct fill_record *r, bool *end) {
         }
         if (sscanf(line, "target %" SCNu64 " %u %" SCNu64 "%n", &a, &u, &b, &n) == 3 && !line[n])
                 return fill_record_add_target(r, a, u, b);
-        if (take_text_line(line, "summary", r->summary, sizeof(r->summary)) ||
-            take_text_line(line, "next_boot", r->next_boot, sizeof(r->next_boot)))
-                return 0;
+        k = take_text_line(line, "summary", r->summary, sizeof(r->summary));
+        if (k == 0)
+                k = take_text_line(line, "next_boot", r->next_boot, sizeof(r->next_boot));
+        if (k != 0)
+                return MIN(k, 0);
         if (strcmp(line, "end") == 0) {
                 *end = true;
                 return 0;

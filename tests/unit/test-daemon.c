@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's pure parts: memory-online uevents, the last-fill record, notifications without
+/* The daemon's pure parts: memory-online uevents, notifications without
  * a socket. */
 #include <unistd.h>
 

@@ -150,6 +150,11 @@ TEST(test_record_bad) {
                 "fill 1 0 1 1\nsummary ok\n",
                 "fill 1 0 1 1\nend\nsize 2097152 1 0 0 1\n", /* past the end */
                 "fill 1 0 1 1\nsummary\nend\n",
+                "fill 1 0 1 1\nsummary a\033[2Jb\nend\n", /* a terminal's escape: not ours */
+                "fill 1 0 1 1\nnext_boot a\rb\nend\n",
+                "fill -5 0 1 1\nend\n",
+                "fill 1 256 1 1\nend\n",
+                "fill 1 -1 1 1\nend\n",
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct fill_record r = {};
@@ -159,6 +164,31 @@ TEST(test_record_bad) {
                         exit(1);
                 }
         }
+}
+
+/* Whatever the texts hold, the record written parses, cut to what the reader takes; a longer
+ * line than that is not one of ours. */
+TEST(test_record_long_texts) {
+        struct fill_record r = { .valid = true, .time_ns = 1 }, back = {};
+        char *text = NULL, *line;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        memset(r.summary, '\n', sizeof(r.summary) - 1);
+        memset(r.next_boot, 'x', sizeof(r.next_boot) - 1);
+        CHECK_EQ(fill_record_write(f, &r), 0);
+        CHECK_EQ(fclose(f), 0);
+        CHECK_EQ(fill_record_parse(text, &back), 0);
+        CHECK_EQ(strlen(back.summary), (sizeof(r.summary) - 1) / 4 * 4);
+        CHECK(strncmp(back.summary, "\\012\\012", 8) == 0);
+        CHECK(strcmp(back.next_boot, r.next_boot) == 0);
+        /* one more character in a text: refused */
+        line = strstr(text, "next_boot x");
+        CHECK(line);
+        memmove(line + 11, line + 10, strlen(line + 10) + 1);
+        CHECK_EQ(fill_record_parse(text, &back), -EBADMSG);
+        fill_record_done(&back);
+        free(text);
 }
 
 TEST(test_metrics_file_setting) {
@@ -191,6 +221,7 @@ int main(void) {
         RUN(test_format_no_fill);
         RUN(test_record_roundtrip);
         RUN(test_record_bad);
+        RUN(test_record_long_texts);
         RUN(test_metrics_file_setting);
         return 0;
 }

@@ -47,14 +47,17 @@ TEST(test_first_and_again) {
         fd = openat(r.fd, "rec", O_RDONLY | O_CLOEXEC);
         CHECK(fd >= 0);
         /* there: swapped in; the old one goes, and a reader of it still reads it whole */
-        CHECK_EQ(replace_file_at(r.fd, "rec", "second\n", 7, true), 0);
-        (void) umask(old);
+        CHECK_EQ(replace_file_at(r.fd, "rec", "second\n", 7, false), 0);
         check_text(r.fd, "rec", "second\n");
         CHECK_EQ(pread(fd, buf, sizeof(buf) - 1, 0), 4);
         CHECK(strcmp(buf, "one\n") == 0);
         CHECK(fstat(fd, &st) == 0);
         CHECK_EQ(st.st_nlink, 0);
         (void) close(fd);
+        /* durable: synced, then renamed over it */
+        CHECK_EQ(replace_file_at(r.fd, "rec", "third\n", 6, true), 0);
+        (void) umask(old);
+        check_text(r.fd, "rec", "third\n");
         CHECK(fstatat(r.fd, "rec", &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0644);
         CHECK_EQ(count_files(r.fd), 1);
