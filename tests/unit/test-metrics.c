@@ -170,7 +170,7 @@ TEST(test_record_bad) {
  * line than that is not one of ours. */
 TEST(test_record_long_texts) {
         struct fill_record r = { .valid = true, .time_ns = 1 }, back = {};
-        char *text = NULL, *line;
+        char *text = NULL, *longer, *line;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
 
@@ -183,11 +183,15 @@ TEST(test_record_long_texts) {
         CHECK(strncmp(back.summary, "\\012\\012", 8) == 0);
         CHECK(strcmp(back.next_boot, r.next_boot) == 0);
         /* one more character in a text: refused */
-        line = strstr(text, "next_boot x");
+        longer = calloc(1, len + 2);
+        CHECK(longer);
+        memcpy(longer, text, len);
+        line = strstr(longer, "next_boot x");
         CHECK(line);
         memmove(line + 11, line + 10, strlen(line + 10) + 1);
-        CHECK_EQ(fill_record_parse(text, &back), -EBADMSG);
+        CHECK_EQ(fill_record_parse(longer, &back), -EBADMSG);
         fill_record_done(&back);
+        free(longer);
         free(text);
 }
 
