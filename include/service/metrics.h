@@ -85,10 +85,9 @@ int fill_record_add_target(struct fill_record *r, uint64_t page_size, unsigned n
 int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t page_size, uint64_t pages,
                             uint64_t target, enum metrics_reserve_state state, const char *nodes, const char *path);
 void fill_record_done(struct fill_record *r);
-/* The record as text, and back: our own line format ("fill ...", "size ...", "target ...",
- * "reserve ..."). Parsing is strict: -EBADMSG on anything else. */
-/* One line per item, control characters in the texts written as \\ooo, and a last line "end":
- * a record cut short (a writer that died on a file system that keeps half-written files) does
- * not parse (-EBADMSG), nor does anything but a record. */
+/* The record as text, and back: our own line format, one line per item ("fill ...", "size ...",
+ * "target ...", "reserve ...", "summary ...", "next_boot ..."; control characters in the texts
+ * written as \\ooo) and a last line "end". Parsing is strict: -EBADMSG on anything else, and on
+ * a record cut short (a writer that died on a file system that keeps half-written files). */
 int fill_record_write(FILE *f, const struct fill_record *r);
 int fill_record_parse(const char *text, struct fill_record *ret);

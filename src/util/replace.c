@@ -24,18 +24,19 @@ static int write_all(int fd, const char *text, size_t len) {
         return 0;
 }
 
-/* Swaps the temp file and the old one, then removes the old one, now under the temp name.
- * Not a rename over the old file: ext4 (auto_da_alloc, its default) starts writing a file
- * renamed over another out before the rename returns, 0.2-0.3 ms per record on a host whose
- * /run is ext4 (`perf trace -s hpfilld --once ...`), a tenth of a 4 GiB fill; the swap and the
- * unlink cost a few microseconds. A plain rename where there is no old file yet (or something
- * else: a directory stays where it is and the rename fails, as it would have), and where the
- * swap fails for any reason (a file system without it, a seccomp filter that knows only
- * renameat()): the rename then says what is really wrong, if anything. */
-static int swap_in(int dirfd, const char *tmp, const char *name) {
+/* Puts the temp file in @name's place. Where @swap allows and a regular file is there: swaps
+ * the two, then removes the old one, now under the temp name. Not a rename over the old file:
+ * ext4 (auto_da_alloc, its default) starts writing a file renamed over another out before the
+ * rename returns, 0.2-0.3 ms per record on a host whose /run is ext4 (`perf trace -s hpfilld
+ * --once ...`), a tenth of a 4 GiB fill; the swap and the unlink cost a few microseconds.
+ * Otherwise a plain rename: where there is no old file yet (or something else: a directory
+ * stays where it is and the rename fails, as it would have), and where the swap fails for any
+ * reason (a file system without it, a seccomp filter that knows only renameat()), the rename
+ * then says what is really wrong, if anything. */
+static int put_in_place(int dirfd, const char *tmp, const char *name, bool swap) {
         struct stat st;
 
-        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISREG(st.st_mode) &&
+        if (swap && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISREG(st.st_mode) &&
             renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE) >= 0) {
                 (void) unlinkat(dirfd, tmp, 0);
                 return 0;
@@ -58,11 +59,11 @@ int replace_file_at(int dirfd, const char *name, const char *text, size_t len, b
         /* readable by everyone whatever the umask */
         if (r == 0 && (fchmod(fd, 0644) < 0 || (durable && fsync(fd) < 0)))
                 r = -errno;
-        /* a durable file is on disk already, which is all ext4 would wait for; and one killed
-         * between a swap and the unlink would leave the old text under the temp name, in a
-         * directory no boot empties */
+        /* a durable file is renamed, never swapped: it is on disk already, which is all ext4
+         * would wait for; and one killed between a swap and the unlink would leave the old text
+         * under the temp name, in a directory no boot empties */
         if (r == 0)
-                r = durable ? (renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0) : swap_in(dirfd, tmp, name);
+                r = put_in_place(dirfd, tmp, name, !durable);
         if (r < 0)
                 (void) unlinkat(dirfd, tmp, 0);
         return r;
