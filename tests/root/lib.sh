@@ -69,6 +69,17 @@ fifo_go() {
         timeout 30 sh -c 'echo go >"$1"' sh "$1" || fail "the paused fill did not take $1 back"
 }
 
+# second_exits RC: waits for the second of two fills (pid $PID2, stdout in $WORK/out2, its
+# stderr open on fd 4 past the lines read), which must exit RC; the rest of its stderr is then
+# in $WORK/err2.rest
+second_exits() {
+        local rc=0
+        wait "$PID2" || rc=$?
+        cat <&4 >"$WORK/err2.rest"
+        exec 4<&-
+        [ "$rc" = "$1" ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc, expected $1"; }
+}
+
 cleanup() {
         local rc=$? p
         # what a failed or killed test left running in the background (an hpfilld paused at a

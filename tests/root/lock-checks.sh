@@ -45,15 +45,11 @@ second() {
 }
 # second_ends RC: lets the first go on, then the second must end with RC; its stderr in err2.rest
 second_ends() {
-        local rc=0
         fifo_go "$FIFO"
         wait $PID1 || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill failed"; }
         [ "$(pool2m_nr)" = 60 ] || fail "the first fill left $(pool2m_nr) pages, expected 60"
         before=$(snapshot)
-        wait $PID2 || rc=$?
-        cat <&4 >"$WORK/err2.rest"
-        exec 4<&-
-        [ "$rc" = "$1" ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc, expected $1"; }
+        second_exits "$1"
 }
 
 # the first one's reservation takes the free pages the second one's needed
@@ -105,11 +101,7 @@ start_paused HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HP
 second --root "$R" --pool 1G:2
 fifo_go "$FIFO"
 wait $PID1 || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill failed"; }
-rc=0
-wait $PID2 || rc=$?
-cat <&4 >"$WORK/err2.rest"
-exec 4<&-
-[ "$rc" = 2 ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc, expected 2"; }
+second_exits 2
 expect_in "$WORK/err2.rest" "node0: 4048 MiB of huge pages planned \(2M 2000 MiB, 1G 2048 MiB \(--pool 1G:2\)\), more than the 3840 MiB left"
 [ "$(cat "$N/node0/hugepages/hugepages-1048576kB/nr_hugepages")" = 0 ] || fail "the second fill wrote the 1G pool"
 

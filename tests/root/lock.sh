@@ -38,11 +38,7 @@ read -r line <&4
 echo "$line" | grep -Eq "Another fill is running: pid $PID1 \(hpfilld --once, since [0-9:]+\); waiting up to 60 s" ||
         fail "the second fill said '$line'"
 resume_first
-rc=0
-wait $PID2 || rc=$?
-cat <&4 >"$WORK/err2.rest"
-exec 4<&-
-[ "$rc" = 0 ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc"; }
+second_exits 0
 expect_in "$WORK/err2.rest" "The other fill has ended, going on"
 expect_in "$WORK/out1" "^2M pool: 60/60 pages"
 # planned again on the 60 pages the first one left: 40 more

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Fake sysfs/procfs trees in a temp dir, for tests of the code that reads the machine. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -71,6 +72,18 @@ uint64_t fake_read_u64(struct fake_root *r, const char *rel) {
 
         CHECK(read_u64_at(r->fd, rel, &v) == 0);
         return v;
+}
+
+unsigned fake_count_entries(struct fake_root *r, const char *dir) {
+        DIR *d = fdopendir(openat(r->fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        struct dirent *de;
+        unsigned n = 0;
+
+        CHECK(d);
+        while ((de = readdir(d)))
+                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return n;
 }
 
 void fake_numa_machine(struct fake_root *r, unsigned n_nodes, unsigned mem_mb, unsigned cpuless_mask,

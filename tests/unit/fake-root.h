@@ -17,6 +17,8 @@ void fake_write(struct fake_root *r, const char *rel, const char *content);
 void fake_writef(struct fake_root *r, const char *rel, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Reads the decimal counter at @rel. */
 uint64_t fake_read_u64(struct fake_root *r, const char *rel);
+/* The entries of the directory @dir (relative; "." for the root itself), . and .. aside. */
+unsigned fake_count_entries(struct fake_root *r, const char *dir);
 
 /* A NUMA machine: @n_nodes online nodes with @mem_mb MiB each; node i has CPUs 2i,2i+1 unless
  * bit i of @cpuless_mask is set; the distance is 10 to itself and 20 + 10*|i-j| elsewhere;

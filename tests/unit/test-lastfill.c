@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The record of the last fill: written whole with explicit modes, in place of the one before;
  * `status` on empty, partial and good records. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,19 +35,6 @@ static char *run_status(struct fake_root *r, bool json) {
         return text;
 }
 
-static unsigned count_entries(struct fake_root *r, const char *dir) {
-        int fd = openat(r->fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fdopendir(fd);
-        struct dirent *de;
-        unsigned n = 0;
-
-        CHECK(d);
-        while ((de = readdir(d)))
-                n += de->d_name[0] != '.' || (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0);
-        closedir(d);
-        return n;
-}
-
 /* A fill's record as main and the daemon write it: nothing filled, @status, @summary, @next_boot. */
 static void record(struct fake_root *r, int status, const char *summary, const char *next_boot) {
         struct fill_record rec = {};
@@ -74,7 +60,7 @@ TEST(test_write) {
         CHECK(fstatat(r.fd, METRICS_RECORD_FILE, &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0644);
         /* the record alone: no temp file, nor the one it replaced, left */
-        CHECK_EQ(count_entries(&r, "run/hpfilld"), 1);
+        CHECK_EQ(fake_count_entries(&r, "run/hpfilld"), 1);
         CHECK_EQ(read_full_file_at(r.fd, METRICS_RECORD_FILE, 1 << 16, &text, NULL), 0);
         /* the second record whole, its summary on one line, no next_boot line for none */
         CHECK_STR_CONTAINS(text, "\nsummary 2M pool: 2/2 pages;\\012second line\nend\n");

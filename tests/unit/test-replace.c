@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Replacing a small file whole: a reader of the old one keeps it whole, the new one takes its
  * place with its mode whatever the umask, and nothing else is left in the directory. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,18 +10,6 @@
 #include "util/fileio.h"
 #include "util/replace.h"
 #include "test.h"
-
-static unsigned count_files(int dirfd) {
-        DIR *d = fdopendir(openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        struct dirent *de;
-        unsigned n = 0;
-
-        CHECK(d);
-        while ((de = readdir(d)))
-                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-        closedir(d);
-        return n;
-}
 
 static void check_text(int dirfd, const char *name, const char *want) {
         char *text = NULL;
@@ -60,7 +47,7 @@ TEST(test_first_and_again) {
         check_text(r.fd, "rec", "third\n");
         CHECK(fstatat(r.fd, "rec", &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0644);
-        CHECK_EQ(count_files(r.fd), 1);
+        CHECK_EQ(fake_count_entries(&r, "."), 1);
         fake_root_free(&r);
 }
 
@@ -74,11 +61,11 @@ TEST(test_leftover_and_failure) {
         fake_write(&r, tmp, "stale");
         CHECK_EQ(replace_file_at(r.fd, "rec", "new\n", 4, false), 0);
         check_text(r.fd, "rec", "new\n");
-        CHECK_EQ(count_files(r.fd), 1);
+        CHECK_EQ(fake_count_entries(&r, "."), 1);
         /* a directory in the record's place stays, and so does nothing else */
         CHECK(mkdirat(r.fd, "dir", 0755) == 0);
         CHECK(replace_file_at(r.fd, "dir", "x\n", 2, false) < 0);
-        CHECK_EQ(count_files(r.fd), 2);
+        CHECK_EQ(fake_count_entries(&r, "."), 2);
         fake_root_free(&r);
 }
 
