@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # What a person reads first: --version with the features built in (FEATURES, from meson), a
 # pointer to --help after every kind of usage error (exit status 2), and, with nothing
-# configured, the files looked in. Nothing here touches the host: no fill, --root in a temp dir.
+# configured, the files looked in. Nothing here touches or reads the host: no fill, --root in a
+# temp dir (a fake machine of fake-tree.sh where a command needs one).
 set -eu
 : "${HPFILLD:?}" "${FEATURES:?}" "${VERSION:?}"
 work=$(mktemp -d)
@@ -56,21 +57,26 @@ rc=0
 "$HPFILLD" --once --config "$work/root/etc/none.conf" >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] || bad "--config of a missing file exited $rc"
 printf '# nothing\n' >"$work/empty.conf"
-"$HPFILLD" --once --dry-run --config "$work/empty.conf" 2>"$work/err"
+"$HPFILLD" --once --dry-run --root "$work/root" --config "$work/empty.conf" 2>"$work/err"
 grep -qx "hpfilld: No pools configured in $work/empty.conf, the kernel command line and the options, nothing to do" "$work/err" ||
         bad "--config with no pools: '$(cat "$work/err")'"
 echo "ok: nothing configured: $(cat "$work/err")"
 
 # the README's Monitoring section: its configuration is valid, and its command works
 if [ -n "${SOURCE_ROOT:-}" ]; then
+        . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+        fake_machine "$work/machine" 1 4096
         sed -n '/^## Monitoring/,/^## /p' "$SOURCE_ROOT/README.md" | sed -n '/^```ini$/,/^```$/p' | sed '1d;$d' >"$work/metrics.conf"
         grep -q '^MetricsFile=/' "$work/metrics.conf" || bad "no MetricsFile= example in the README's Monitoring section"
-        "$HPFILLD" --once --dry-run --config "$work/metrics.conf" 2>"$work/err" || bad "the README's metrics.conf: $(cat "$work/err")"
+        "$HPFILLD" --once --dry-run --root "$work/machine" --config "$work/metrics.conf" 2>"$work/err" ||
+                bad "the README's metrics.conf: $(cat "$work/err")"
         cmd=$(sed -n '/^## Monitoring/,/^## /p' "$SOURCE_ROOT/README.md" | sed -n 's/^\(hpfilld status --format=prometheus | promtool check metrics\) .*/\1/p')
         [ -n "$cmd" ] || bad "no status | promtool command in the README's Monitoring section"
         if command -v promtool >/dev/null && [ -n "$cmd" ]; then
+                # hpfilld as the command names it, on the fake machine
                 mkdir -p "$work/bin"
-                ln -s "$HPFILLD" "$work/bin/hpfilld"
+                printf '#!/bin/sh\nexec "%s" "$@" --root "%s"\n' "$HPFILLD" "$work/machine" >"$work/bin/hpfilld"
+                chmod +x "$work/bin/hpfilld"
                 PATH=$work/bin:$PATH sh -c "$cmd" || bad "the README's '$cmd' failed"
         fi
         echo "ok: the README's Monitoring example and command"

@@ -12,26 +12,12 @@ fails=0
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # a machine of two nodes with 4 GiB each, 2M pages; node0 holds 16 pages already
+. "$(dirname "$0")/fake-tree.sh"
 tree() {
         rm -rf "$work/t"
-        n=$work/t/sys/devices/system/node
-        for i in 0 1; do
-                p=$n/node$i/hugepages/hugepages-2048kB
-                mkdir -p "$p"
-                echo "$((2 * i))-$((2 * i + 1))" >"$n/node$i/cpulist"
-                printf 'Node %s MemTotal:       4194304 kB\nNode %s MemFree:        4000000 kB\n' $i $i >"$n/node$i/meminfo"
-                [ $i = 0 ] && echo "10 20" >"$n/node$i/distance" || echo "20 10" >"$n/node$i/distance"
-                : >"$n/node$i/compact"
-                for f in nr_hugepages free_hugepages surplus_hugepages; do echo 0 >"$p/$f"; done
-        done
-        echo 16 >"$n/node0/hugepages/hugepages-2048kB/nr_hugepages"
-        echo 16 >"$n/node0/hugepages/hugepages-2048kB/free_hugepages"
-        echo 0-1 >"$n/online"
-        echo 0-1 >"$n/has_memory"
-        echo 0-3 >"$n/has_cpu"
-        mkdir -p "$work/t/sys/kernel/mm/hugepages/hugepages-2048kB" "$work/t/proc"
+        fake_machine "$work/t" 2 4096 2048
+        for f in nr_hugepages free_hugepages; do echo 16 >"$work/t/sys/devices/system/node/node0/hugepages/hugepages-2048kB/$f"; done
         echo 16 >"$work/t/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
-        : >"$work/t/proc/cmdline"
 }
 attr() { echo "$work/t/sys/devices/system/node/node$1/hugepages/hugepages-2048kB/nr_hugepages"; }
 # a file's bytes, its newlines as '|'

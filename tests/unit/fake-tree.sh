@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=sh disable=SC3043
+# (local: dash and bash both have it)
+# Sourced by the unit suite's shell tests: a fake machine under a directory, for hpfilld --root,
+# so that no unit test reads the host's /sys, /proc, memory or pools (tests/unit/fake-root.c is
+# the C tests' twin).
+
+# fake_machine DIR NODES MIB [KB...]: DIR holds a machine of NODES NUMA nodes with MIB MiB of
+# memory each (two CPUs each), /proc/meminfo their sum, huge page sizes KB... (default 2048
+# 1048576) with empty pools, an empty kernel command line and a mount table of /proc alone.
+fake_machine() {
+        local dir="$1" nodes="$2" mib="$3" i j kb n p dist
+        shift 3
+        [ $# -gt 0 ] || set -- 2048 1048576
+        n=$dir/sys/devices/system/node
+        for i in $(seq 0 $((nodes - 1))); do
+                mkdir -p "$n/node$i"
+                echo "$((2 * i))-$((2 * i + 1))" >"$n/node$i/cpulist"
+                printf 'Node %s MemTotal:       %d kB\nNode %s MemFree:        %d kB\n' \
+                        "$i" $((mib * 1024)) "$i" $((mib * 1000)) >"$n/node$i/meminfo"
+                dist=""
+                for j in $(seq 0 $((nodes - 1))); do
+                        if [ "$i" = "$j" ]; then dist="${dist:+$dist }10"; else dist="${dist:+$dist }20"; fi
+                done
+                echo "$dist" >"$n/node$i/distance"
+                : >"$n/node$i/compact"
+                for kb; do
+                        p=$n/node$i/hugepages/hugepages-${kb}kB
+                        mkdir -p "$p"
+                        for f in nr_hugepages free_hugepages surplus_hugepages; do echo 0 >"$p/$f"; done
+                done
+        done
+        echo "0-$((nodes - 1))" >"$n/online"
+        echo "0-$((nodes - 1))" >"$n/has_memory"
+        echo "0-$((2 * nodes - 1))" >"$n/has_cpu"
+        mkdir -p "$dir/sys/devices/system/cpu" "$dir/proc/self" "$dir/proc/sys/vm"
+        echo "0-$((2 * nodes - 1))" >"$dir/sys/devices/system/cpu/online"
+        for kb; do
+                p=$dir/sys/kernel/mm/hugepages/hugepages-${kb}kB
+                mkdir -p "$p"
+                for f in nr_hugepages free_hugepages resv_hugepages surplus_hugepages nr_overcommit_hugepages; do
+                        echo 0 >"$p/$f"
+                done
+        done
+        printf 'MemTotal:       %d kB\nMemFree:        %d kB\n' $((nodes * mib * 1024)) $((nodes * mib * 1000)) >"$dir/proc/meminfo"
+        echo 67584 >"$dir/proc/sys/vm/min_free_kbytes"
+        : >"$dir/proc/sys/vm/compact_memory"
+        : >"$dir/proc/cmdline"
+        echo "proc /proc proc rw 0 0" >"$dir/proc/self/mounts"
+}
+
+# fake_mount DIR WHERE PAGESIZE: a hugetlbfs mount of PAGESIZE (2M, 1024M) at WHERE in DIR's
+# mount table, its directory made
+fake_mount() {
+        mkdir -p "$1$2"
+        echo "hugetlbfs $2 hugetlbfs rw,relatime,pagesize=$3 0 0" >>"$1/proc/self/mounts"
+}
+
+# check_config HPFILLD ROOT FILE WORK: FILE is accepted by `HPFILLD --once --dry-run` on the fake
+# machine ROOT (which changes nothing) and no line of it is named as bad. A fake tree has no
+# kernel to fault pages in (under --root hpfilld takes MADV_POPULATE_WRITE as absent), so a
+# configuration with [Reserve] sections must fail on the first of them for that reason alone,
+# after every line parsed, and pass without them; an owner not on this machine is only said.
+# Prints what hpfilld said and returns 1 when not so.
+check_config() {
+        local hpfilld="$1" root="$2" f="$3" work="$4" first
+        first=$(grep -n '^\[Reserve\]' "$f" | head -n 1 | cut -d: -f1)
+        if [ -n "$first" ]; then
+                if "$hpfilld" --once --dry-run --root "$root" --config "$f" >"$work/out" 2>"$work/err" ||
+                        [ "$(grep -v ': this reservation is skipped$' "$work/err")" != \
+                                "hpfilld: $f:$first: reservations need MADV_POPULATE_WRITE (Linux 5.14 or later)" ]; then
+                        cat "$work/err"
+                        return 1
+                fi
+                awk '/^\[/ { skip = $0 == "[Reserve]" } !skip' "$f" >"$work/pools.conf"
+                f=$work/pools.conf
+        fi
+        if ! "$hpfilld" --once --dry-run --root "$root" --config "$f" >"$work/out" 2>"$work/err"; then
+                cat "$work/err"
+                return 1
+        fi
+        if grep "$f:[0-9]" "$work/err" | grep -v ": this reservation is skipped$"; then
+                return 1
+        fi
+}
