@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Runs the README's two commands in a fresh Debian 12 (minbase) chroot made with mmdebstrap,
 # on a fresh clone of HEAD: the check to make before resolving anything that touches the build.
+# Then the unit suite once more where the host looks like a small machine without pools
+# (../shared/tools/small-host.sh, when beside the checkout).
 # Needs root and network access to the Debian mirror. Leaves the host's pools as it found them.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,4 +44,17 @@ for cmd in "$cmd1" "$cmd2"; do
         echo "=== $cmd"
         chroot "$dir/root" /bin/sh -c "cd /root/hpfilld && $cmd"
 done
+# the unit suite where the host looks like a fresh 1 GiB machine without pools
+# (../shared/tools/small-host.sh beside the checkout, as on the build machines): it must not
+# depend on the host. In the script's namespace the chroot's /sys and /proc/meminfo are bound
+# anew, so that they are the small host's.
+small=$top/../shared/tools/small-host.sh
+if [ -x "$small" ]; then
+        echo "=== $small: meson test -C build --suite unit"
+        "$small" sh -c 'umount -R "$1/sys" && mount --rbind /sys "$1/sys" && mount --bind /proc/meminfo "$1/proc/meminfo" &&
+                chroot "$1" /bin/sh -c "cd /root/hpfilld && meson test -C build --suite unit"' small-host "$dir/root"
+        echo "fresh check: the unit suite passed on a small host"
+else
+        echo "fresh check: no $small beside the checkout: the unit suite on a small host is not run"
+fi
 echo "fresh check: both README commands passed"
