@@ -11,7 +11,7 @@
 struct topo_node {
         unsigned id;
         bool has_memory;
-        uint64_t mem_total; /* bytes, from nodeN/meminfo */
+        uint64_t mem_total; /* bytes, from nodeN/meminfo (may lag: topology_uncounted()) */
         unsigned *cpus;
         size_t n_cpus;
         unsigned *distance; /* to each node, by index into topology.nodes; NULL if unknown */
@@ -24,6 +24,7 @@ struct topology {
         uint64_t *page_sizes; /* bytes, ascending */
         size_t n_page_sizes;
         uint64_t min_free_kbytes; /* vm.min_free_kbytes; 0 if unknown */
+        uint64_t machine_mem; /* bytes, /proc/meminfo's MemTotal beside the nodes' (NUMA); 0 if unknown */
 };
 
 int topology_read(int rootfd, struct topology *ret, struct error *e);
@@ -33,6 +34,18 @@ void topology_done(struct topology *t);
 int topology_node_index(const struct topology *t, unsigned id);
 bool topology_has_page_size(const struct topology *t, uint64_t page_size);
 size_t topology_memory_nodes(const struct topology *t);
+/* The memory of the nodes with memory, by their meminfo counts. */
+uint64_t topology_nodes_mem(const struct topology *t);
+/* Bytes /proc/meminfo counts that no node's meminfo does yet, when the nodes' counts lag the
+ * machine's by more than 1% (memory initialised lazily, as on some VMs: node0 says 6 GB where
+ * the machine says 24 GB, and the kernel grants pages from all 24); 0 when they agree. */
+uint64_t topology_uncounted(const struct topology *t);
+/* The memory of node @idx as the machine counts it: its own count and its share, by size, of
+ * what no node counts yet. */
+uint64_t topology_node_share(const struct topology *t, size_t idx);
+/* The most node @idx can hold: its own count and all that no node counts yet (which may be any
+ * node's). */
+uint64_t topology_node_limit(const struct topology *t, size_t idx);
 /* The node whose CPUs should run work for node @idx: itself if it has CPUs, else the nearest
  * node with CPUs by distance (lowest id on ties). -ENOENT if no node has CPUs. */
 int topology_cpu_node_for(const struct topology *t, size_t idx);

@@ -206,6 +206,9 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
                 if (r < 0)
                         return r;
         }
+        /* the machine's count beside the nodes', to see when theirs lag; optional */
+        if (read_meminfo_field(rootfd, "proc/meminfo", "MemTotal", &t->machine_mem, NULL) < 0)
+                t->machine_mem = 0;
         /* Distances only matter to place the work of a node without CPUs. */
         for (size_t i = 0; i < n_online; i++) {
                 if (t->nodes[i].n_cpus > 0)
@@ -284,4 +287,33 @@ size_t topology_memory_nodes(const struct topology *t) {
         for (size_t i = 0; i < t->n_nodes; i++)
                 n += t->nodes[i].has_memory;
         return n;
+}
+
+uint64_t topology_nodes_mem(const struct topology *t) {
+        uint64_t all = 0;
+
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].has_memory)
+                        all += t->nodes[i].mem_total;
+        return all;
+}
+
+uint64_t topology_uncounted(const struct topology *t) {
+        uint64_t all = topology_nodes_mem(t);
+
+        if (t->machine_mem <= all || t->machine_mem - all <= all / 100)
+                return 0;
+        return t->machine_mem - all;
+}
+
+uint64_t topology_node_share(const struct topology *t, size_t idx) {
+        uint64_t all = topology_nodes_mem(t), mem = t->nodes[idx].mem_total;
+
+        if (all == 0 || !t->nodes[idx].has_memory)
+                return mem;
+        return mem + (uint64_t) ((unsigned __int128) topology_uncounted(t) * mem / all);
+}
+
+uint64_t topology_node_limit(const struct topology *t, size_t idx) {
+        return t->nodes[idx].mem_total + (t->nodes[idx].has_memory ? topology_uncounted(t) : 0);
 }

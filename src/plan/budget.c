@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory budget of a plan: per node, the huge pages it plans against the node's memory less
- * a headroom, and each reservation against its pool's free pages. Pure. */
+ * a headroom (and, when the nodes' meminfo lags the machine's, the sum against the machine's), and
+ * each reservation against its pool's free pages. Pure. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -11,16 +12,13 @@
 #define HEADROOM_PERCENT 2
 
 uint64_t budget_headroom(const struct topology *t, size_t node_idx) {
-        const struct topo_node *n = &t->nodes[node_idx];
-        uint64_t all = 0, share = 0;
+        uint64_t all = topology_nodes_mem(t), mem = t->nodes[node_idx].mem_total, share = 0;
 
-        for (size_t i = 0; i < t->n_nodes; i++)
-                if (t->nodes[i].has_memory)
-                        all += t->nodes[i].mem_total;
         /* The kernel spreads min_free_kbytes over the zones by their size (setup_per_zone_wmarks()). */
         if (all > 0)
-                share = (uint64_t) ((unsigned __int128) t->min_free_kbytes * 1024 * n->mem_total / all);
-        return 2 * share + MAX(n->mem_total / 100 * HEADROOM_PERCENT, HEADROOM_MIN);
+                share = (uint64_t) ((unsigned __int128) t->min_free_kbytes * 1024 * mem / all);
+        /* 2% of the node's memory as the machine counts it (its meminfo may lag) */
+        return 2 * share + MAX(topology_node_share(t, node_idx) / 100 * HEADROOM_PERCENT, HEADROOM_MIN);
 }
 
 static const struct plan_pool *pool_of_size(const struct plan *p, uint64_t page_size) {
@@ -56,8 +54,11 @@ static uint64_t pages_after(const struct topology *t, const struct pool_counts *
 
 int plan_check_budget(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
                       struct error *e) {
+        uint64_t all_bytes = 0, all_headroom = 0;
+        bool any_grows = false;
+
         for (size_t i = 0; i < t->n_nodes; i++) {
-                uint64_t bytes = 0, headroom, room;
+                uint64_t bytes = 0, headroom, room, limit;
                 bool grows = false;
                 char what[256] = "";
                 size_t n = 0;
@@ -76,15 +77,28 @@ int plan_check_budget(const struct topology *t, const struct pool_counts *counts
                                                        b / MIB, pp ? " (" : "", pp ? pp->origin : "", pp ? ")" : "");
                 }
                 headroom = budget_headroom(t, i);
-                room = t->nodes[i].mem_total > headroom ? t->nodes[i].mem_total - headroom : 0;
+                /* the memory no node counts yet may be this node's: never stricter than the
+                 * kernel, which grants from it; the whole machine's check below holds the sum */
+                limit = topology_node_limit(t, i);
+                room = limit > headroom ? limit - headroom : 0;
                 if (grows && bytes > room)
                         return error_set(e, -EINVAL,
                                          "node%u: %" PRIu64 " MiB of huge pages planned (%s), more than the %" PRIu64
                                          " MiB left of its %" PRIu64 " MiB of memory after %" PRIu64
                                          " MiB of headroom (MEMORY BUDGET in hpfilld(8))",
-                                         t->nodes[i].id, bytes / MIB, what, room / MIB, t->nodes[i].mem_total / MIB,
-                                         headroom / MIB);
+                                         t->nodes[i].id, bytes / MIB, what, room / MIB, limit / MIB, headroom / MIB);
+                all_bytes += bytes;
+                all_headroom += headroom;
+                any_grows |= grows;
         }
+        if (any_grows && topology_uncounted(t) > 0 && all_bytes + all_headroom > t->machine_mem)
+                return error_set(e, -EINVAL,
+                                 "the machine: %" PRIu64 " MiB of huge pages planned on its nodes, more than the %" PRIu64
+                                 " MiB left of its %" PRIu64 " MiB of memory (/proc/meminfo; the nodes count %" PRIu64
+                                 " MiB) after %" PRIu64 " MiB of headroom (MEMORY BUDGET in hpfilld(8))",
+                                 all_bytes / MIB,
+                                 t->machine_mem > all_headroom ? (t->machine_mem - all_headroom) / MIB : 0,
+                                 t->machine_mem / MIB, topology_nodes_mem(t) / MIB, all_headroom / MIB);
         return 0;
 }
 

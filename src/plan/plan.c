@@ -74,13 +74,16 @@ static int plan_targets(const struct topology *t, const struct pool_spec *s, str
                 return 0;
 
         case AMOUNT_PERCENT:
-                for (size_t i = 0; i < t->n_nodes; i++)
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        /* of the node's memory as the machine counts it (its meminfo may lag);
+                         * < 2^64 / 100 for any real machine; divide first if not */
+                        uint64_t mem = topology_node_share(t, i);
+
                         if (t->nodes[i].has_memory)
-                                /* mem_total < 2^64 / 100 for any real machine; divide first if not. */
                                 add_node(p, t, i,
-                                         t->nodes[i].mem_total <= UINT64_MAX / 100
-                                                 ? t->nodes[i].mem_total * a->value / 100 / s->page_size
-                                                 : t->nodes[i].mem_total / 100 * a->value / s->page_size);
+                                         mem <= UINT64_MAX / 100 ? mem * a->value / 100 / s->page_size
+                                                                 : mem / 100 * a->value / s->page_size);
+                }
                 if (p->n_nodes == 0)
                         return error_set(e, -EINVAL, "%s: no node has memory", s->origin);
                 return 0;
@@ -204,10 +207,9 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
 
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct plan_node *n = &p->nodes[i];
-                const struct topo_node *tn = &t->nodes[n->node_idx];
                 int cpu_node;
 
-                if (n->target > tn->mem_total / s->page_size)
+                if (n->target > topology_node_limit(t, n->node_idx) / s->page_size)
                         return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
                                          s->origin, n->node, n->target, page_size_name(s->page_size, name));
                 cpu_node = topology_cpu_node_for(t, n->node_idx);
@@ -272,7 +274,7 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
                 struct plan_node *n = &p->nodes[i];
                 int cpu_node = topology_cpu_node_for(t, n->node_idx);
 
-                if (n->target > t->nodes[n->node_idx].mem_total / rs->page_size)
+                if (n->target > topology_node_limit(t, n->node_idx) / rs->page_size)
                         return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
                                          rs->origin, n->node, n->target, page_size_name(rs->page_size, name));
                 n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;

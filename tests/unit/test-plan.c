@@ -494,6 +494,55 @@ TEST(test_budget) {
         CHECK_STR_CONTAINS(e.msg, "more than the 3840 MiB left of its 4096 MiB of memory after 256 MiB of headroom");
 }
 
+/* Nodes whose meminfo lags the machine's (/proc/meminfo): the budget is never stricter than the
+ * kernel, which grants from all the machine's memory, and still holds the plan to the machine. */
+TEST(test_budget_lagging_nodes) {
+        static const struct {
+                unsigned n_nodes;
+                uint64_t counted, machine; /* each node's meminfo, /proc/meminfo */
+                const char *specs[3];
+                uint64_t want_node0; /* pages planned on node0 when ok */
+                const char *msg; /* NULL: planned */
+        } cases[] = {
+                /* the host: node0 says 6 GB, the machine 24 GB, echo 4096 gets them all */
+                { 1, 6 * GB, 24 * GB, { "2M:8G" }, 4096, NULL },
+                { 1, 6 * GB, 24 * GB, { "2M:node0=8G" }, 4096, NULL },
+                /* a percentage is of the memory as the machine counts it */
+                { 1, 6 * GB, 24 * GB, { "2M:50%" }, 6144, NULL },
+                /* what cannot fit in the machine is still refused */
+                { 1, 6 * GB, 24 * GB, { "2M:24G" }, 0, "node0: 24576 MiB of huge pages planned (2M 24576 MiB (--pool 2M:24G)), more than the 23952 MiB left of its 24576 MiB of memory after 623 MiB of headroom" },
+                /* the same without the machine's count: the nodes' counts are all there is */
+                { 1, 6 * GB, 0, { "2M:8G" }, 0, "node0: 4096 2M pages are more than its memory" },
+                { 1, 6 * GB, 0, { "2M:5800M" }, 0, "node0: 5800 MiB of huge pages planned" },
+                /* two nodes of 2 GB counted in a machine of 16: each node may hold what no node
+                 * counts yet, the sum must fit in the machine */
+                { 2, 2 * GB, 16 * GB, { "2M:node0=10G,node1=2G" }, 5120, NULL },
+                { 2, 2 * GB, 16 * GB, { "2M:node0=10G,node1=6G" }, 0, "the machine: 16384 MiB of huge pages planned on its nodes, more than the 15740 MiB left of its 16384 MiB of memory (/proc/meminfo; the nodes count 4096 MiB) after 644 MiB of headroom" },
+                { 2, 2 * GB, 16 * GB, { "2M:node0=10G", "1G:node1=6" }, 0, "the machine: 16384 MiB of huge pages planned on its nodes" },
+        };
+        struct machine m;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct plan p;
+                struct error e = {};
+                int r;
+
+                machine(&m, cases[i].n_nodes, cases[i].counted, 0, 0, true);
+                m.t.min_free_kbytes = 67584;
+                m.t.machine_mem = cases[i].machine;
+                r = plan_specs(&m, cases[i].specs, false, &p, &e);
+                if ((r == 0) != !cases[i].msg)
+                        fprintf(stderr, "case %zu: %d %s\n", i, r, e.msg);
+                CHECK_EQ(r == 0, !cases[i].msg);
+                if (r < 0) {
+                        CHECK_STR_CONTAINS(e.msg, cases[i].msg);
+                        continue;
+                }
+                CHECK_EQ(p.pools[0].nodes[0].target, cases[i].want_node0);
+                plan_done(&p);
+        }
+}
+
 /* Each reservation must fit in its pool's free pages after the fill, node by node, and in the
  * whole pool's less what others' mappings hold reserved. */
 TEST(test_reserve_fits) {
@@ -556,6 +605,7 @@ TEST(test_reserve_fits) {
 int main(void) {
         RUN(test_headroom);
         RUN(test_budget);
+        RUN(test_budget_lagging_nodes);
         RUN(test_reserve_fits);
         RUN(test_reservations);
         RUN(test_methods);

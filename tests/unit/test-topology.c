@@ -108,6 +108,45 @@ TEST(test_flat_machine) {
         fake_root_free(&r);
 }
 
+/* The nodes' meminfo lagging /proc/meminfo (memory initialised lazily): what no node counts
+ * yet is said, shared out by node size for percentages, and any node's for the limits. */
+TEST(test_lagging_nodes) {
+        static const struct {
+                const char *meminfo; /* the machine's, beside two nodes of 1024 MiB */
+                uint64_t uncounted, share, limit; /* MiB */
+        } cases[] = {
+                { "MemTotal:        8388608 kB\n", 6144, 4096, 7168 },
+                /* within 1% of the nodes' sum: they agree */
+                { "MemTotal:        2117000 kB\n", 0, 1024, 1024 },
+                { "MemTotal:        2097152 kB\n", 0, 1024, 1024 },
+                /* the machine counting less than its nodes is no lag */
+                { "MemTotal:        1048576 kB\n", 0, 1024, 1024 },
+                /* no machine count: nothing to compare */
+                { NULL, 0, 1024, 1024 },
+                { "garbage\n", 0, 1024, 1024 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fake_root r;
+                struct topology t = {};
+                struct error e = {};
+
+                fake_root_new(&r);
+                fake_numa_machine(&r, 2, 1024, 0, sizes);
+                if (cases[i].meminfo)
+                        fake_write(&r, "proc/meminfo", cases[i].meminfo);
+                CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+                CHECK_EQ(topology_nodes_mem(&t), UINT64_C(2048) << 20);
+                CHECK_EQ(topology_uncounted(&t) >> 20, cases[i].uncounted);
+                CHECK_EQ(topology_node_share(&t, 1) >> 20, cases[i].share);
+                CHECK_EQ(topology_node_limit(&t, 1) >> 20, cases[i].limit);
+                /* the nodes' own counts are kept as read */
+                CHECK_EQ(t.nodes[1].mem_total, UINT64_C(1024) << 20);
+                topology_done(&t);
+                fake_root_free(&r);
+        }
+}
+
 TEST(test_odd_sysfs) {
         static const struct {
                 const char *file, *content, *why;
@@ -201,6 +240,7 @@ int main(void) {
         RUN(test_numa_machine);
         RUN(test_memory_list);
         RUN(test_flat_machine);
+        RUN(test_lagging_nodes);
         RUN(test_odd_sysfs);
         RUN(test_odd_counters);
         RUN(test_long_cpulist);
