@@ -4,9 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -133,19 +131,6 @@ int open_attr_at(int dirfd, const char *path) {
         return TAKE_FD(fd);
 }
 
-/* sysfs and procfs take each write() whole at offset 0 (kernfs_fop_write_iter(),
- * proc_sys_call_handler()); a fake tree of the tests is a plain file system, where what was
- * there before is cut to what was written, so that it reads back as the kernel's would. */
-static int cut_fake_attr(int fd, size_t len) {
-        struct statfs sfs;
-
-        if (fstatfs(fd, &sfs) < 0)
-                return -errno;
-        if (sfs.f_type == SYSFS_MAGIC || sfs.f_type == PROC_SUPER_MAGIC)
-                return 0;
-        return ftruncate(fd, (off_t) len) < 0 ? -errno : 0;
-}
-
 int write_string_at(int dirfd, const char *path, const char *s) {
         _cleanup_(closep) int fd = -1;
         size_t len = strlen(s);
@@ -159,9 +144,9 @@ int write_string_at(int dirfd, const char *path, const char *s) {
         while (n < 0 && errno == EINTR);
         if (n < 0)
                 return -errno;
-        if ((size_t) n != len)
-                return -EIO;
-        return cut_fake_attr(fd, len);
+        /* sysfs and procfs take each write() whole (kernfs_fop_write_iter(),
+         * proc_sys_call_handler()): a short one is an error */
+        return (size_t) n == len ? 0 : -EIO;
 }
 
 const char *attr_error_reason(int error) {
