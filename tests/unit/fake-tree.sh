@@ -5,13 +5,26 @@
 # so that no unit test reads the host's /sys, /proc, memory or pools (tests/unit/fake-root.c is
 # the C tests' twin).
 
-# fake_machine DIR NODES MIB [KB...]: DIR holds a machine of NODES NUMA nodes with MIB MiB of
+# bad MESSAGE: a failed check, said; the test goes on and passed() ends it with exit status 1
+fails=0
+bad() {
+        echo "FAIL: $*"
+        fails=$((fails + 1))
+}
+passed() {
+        [ "$fails" = 0 ] || exit 1
+        echo PASS
+}
+
+# fake_machine DIR NODES MIB [KB...]: DIR (made anew) holds a machine of NODES NUMA nodes with MIB MiB of
 # memory each (two CPUs each), /proc/meminfo their sum, huge page sizes KB... (default 2048
 # 1048576) with empty pools, an empty kernel command line and a mount table of /proc alone.
+# Its kernel grants every page asked for, unless fake_grant says otherwise.
 fake_machine() {
         local dir="$1" nodes="$2" mib="$3" i j kb n p dist
         shift 3
         [ $# -gt 0 ] || set -- 2048 1048576
+        rm -rf "$dir"
         n=$dir/sys/devices/system/node
         for i in $(seq 0 $((nodes - 1))); do
                 mkdir -p "$n/node$i"
@@ -45,8 +58,15 @@ fake_machine() {
         printf 'MemTotal:       %d kB\nMemFree:        %d kB\n' $((nodes * mib * 1024)) $((nodes * mib * 1000)) >"$dir/proc/meminfo"
         echo 67584 >"$dir/proc/sys/vm/min_free_kbytes"
         : >"$dir/proc/sys/vm/compact_memory"
+        : >"$dir/proc/sys/vm/drop_caches"
         : >"$dir/proc/cmdline"
         echo "proc /proc proc rw 0 0" >"$dir/proc/self/mounts"
+}
+
+# fake_grant DIR NODE KB N: the fake kernel (tests/fakekernel/fake-kernel.c, preloaded into the
+# unit tests) grants at most N pages of KB kB on NODE of DIR, whatever count is written
+fake_grant() {
+        echo "$4" >"$1/sys/devices/system/node/node$2/hugepages/hugepages-$3kB/nr_hugepages.fake-max"
 }
 
 # fake_mount DIR WHERE PAGESIZE: a hugetlbfs mount of PAGESIZE (2M, 1024M) at WHERE in DIR's

@@ -14,7 +14,6 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # a machine of two nodes with 4 GiB each, 2M pages; node0 holds 16 pages already
 . "$(dirname "$0")/fake-tree.sh"
 tree() {
-        rm -rf "$work/t"
         fake_machine "$work/t" 2 4096 2048
         for f in nr_hugepages free_hugepages; do echo 16 >"$work/t/sys/devices/system/node/node0/hugepages/hugepages-2048kB/$f"; done
         echo 16 >"$work/t/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
