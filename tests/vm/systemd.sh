@@ -52,6 +52,16 @@ rootfs_install_deb
         fail "the package did not enable hpfilld.service"
 rootfs_expect usr/sbin/hpfilld etc/hpfilld.conf lib/systemd/system/hpfilld.service \
         usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld
+# Debian 13's systemd (257) knows Type=notify-reload: the unit as a build against it makes it
+# (meson's notify-reload=auto), in place of the Debian 12 build's Type=notify
+WANT_TYPE=notify
+if [ "$SUITE" != bookworm ]; then
+        meson setup "$WORK/unit" "$SOURCE_ROOT" --prefix=/usr -Dtests=false -Dman-pages=disabled \
+                -Dnotify-reload=enabled >"$WORK/unit.log" 2>&1 || { cat "$WORK/unit.log"; fail "meson setup of the unit failed"; }
+        grep -qx 'Type=notify-reload' "$WORK/unit/hpfilld.service" || fail "-Dnotify-reload=enabled made no Type=notify-reload unit"
+        cp "$WORK/unit/hpfilld.service" "$ROOT/lib/systemd/system/hpfilld.service"
+        WANT_TYPE=notify-reload
+fi
 cp "$VM_EXIT" "$ROOT/usr/local/sbin/vm-exit"
 # a fixed machine-id: no first-boot logic
 echo 5f4d0c3a9b2e4e7c8d1a6b3f2e1d0c9b >"$ROOT/etc/machine-id"
@@ -90,6 +100,7 @@ cat >"$ROOT/usr/local/sbin/hpfilld-vm-check" <<EOF
 WANT="$WANT"
 WANT_RELOAD="$WANT_RELOAD"
 PLAN="$PLAN"
+WANT_TYPE="$WANT_TYPE"
 EOF
 cat >>"$ROOT/usr/local/sbin/hpfilld-vm-check" <<'EOF'
 G=hugepages/hugepages-2048kB
@@ -143,6 +154,7 @@ work_start=$(prop workload.service ExecMainStartTimestampMonotonic)
 case $case in
 ready)
         expect "hpfilld.service state" "$(prop hpfilld.service ActiveState)/$(prop hpfilld.service SubState)" active/running
+        expect "hpfilld.service Type" "$(prop hpfilld.service Type)" "$WANT_TYPE"
         # the method is auto's choice (fault where the kernel zeroes on allocation, as Debian's does)
         report="^2M pool: 96/96 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)(, auto: .*)?$"
         expect_match "hpfilld.service StatusText" "$(prop hpfilld.service StatusText)" "$report"
