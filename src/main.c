@@ -398,8 +398,11 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
 
         if (o->config)
                 r = config_load_file(c, AT_FDCWD, o->config, o->config, e);
-        else
+        else {
                 r = config_load_default(c, rootfd, shown_root(), e);
+                if (r >= 0)
+                        r = config_load_credential(c, getenv("CREDENTIALS_DIRECTORY"), e);
+        }
         if (r < 0)
                 return r;
         /* as long as the kernel lets it be (COMMAND_LINE_SIZE, bootconfig): no limit of ours */
@@ -462,6 +465,8 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
                 fprintf(f, "%s/" CONFIG_MAIN_FILE ", *.conf in", shown_root());
                 for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
                         fprintf(f, " %s/%s%s", shown_root(), dirs[i], i + 1 < ELEMENTSOF(dirs) ? "," : "");
+                if (getenv("CREDENTIALS_DIRECTORY"))
+                        fputs(", the credential " CONFIG_CREDENTIAL, f);
         }
         fputs(", the kernel command line and the options", f);
         (void) fclose(f); /* a name too long for @buf is cut */

@@ -49,6 +49,11 @@ int config_load_file(struct config *c, int dirfd, const char *path, const char *
 /* Main file (if present) and drop-ins (*.conf) relative to @rootfd, in systemd's order. @root
  * is what messages show before each path: "" for the host's /, else the --root directory. */
 int config_load_default(struct config *c, int rootfd, const char *root, struct error *e);
+/* The service manager's credential CONFIG_CREDENTIAL in the directory @creds_dir
+ * ($CREDENTIALS_DIRECTORY: LoadCredential=, SetCredential=), applied after the files; none
+ * there (or no @creds_dir) is fine. */
+#define CONFIG_CREDENTIAL "hpfilld.conf"
+int config_load_credential(struct config *c, const char *creds_dir, struct error *e);
 
 /* Adds a pool, replacing one of the same page size; takes the amount's memory. */
 int config_put_pool(struct config *c, struct pool_spec *spec);

@@ -636,3 +636,24 @@ int config_load_default(struct config *c, int rootfd, const char *root, struct e
         }
         return 0;
 }
+
+int config_load_credential(struct config *c, const char *creds_dir, struct error *e) {
+        _cleanup_(closep) int dirfd = -1;
+        char display[PATH_MAX + 32];
+        int r;
+
+        if (!creds_dir || !*creds_dir)
+                return 0;
+        (void) snprintf(display, sizeof(display), "%s/" CONFIG_CREDENTIAL " (credential)", creds_dir);
+        /* systemd makes the directory and its files, read-only; a missing one is no credential */
+        dirfd = open(creds_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0)
+                return errno == ENOENT ? 0 : error_set(e, -errno, "%s: cannot open: %m", creds_dir);
+        r = config_load_file(c, dirfd, CONFIG_CREDENTIAL, display, e);
+        if (r == -ENOENT) {
+                if (e)
+                        e->msg[0] = 0;
+                return 0;
+        }
+        return r;
+}

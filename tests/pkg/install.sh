@@ -3,7 +3,8 @@
 # The Debian package as a distribution builds and installs it: a clean copy of the source tree
 # (the files git tracks or would track, no build directories) is built with
 # `dpkg-buildpackage -us -uc -b`, lintian finds no error in it, and apt installs it into a fresh
-# Debian 12 root (mmdebstrap, cached and shared with tests/vm/systemd.sh) in a chroot. Then:
+# Debian 12 root, or Debian 13 with HPFILLD_VM_SUITE=trixie (mmdebstrap, cached and shared with
+# tests/vm/systemd.sh) in a chroot. Then:
 # the files are in place, /etc/hpfilld.conf is a conffile with the source's content and fills
 # nothing (`hpfilld --once --dry-run` has nothing to do), hpfilld.service is enabled (the
 # sysinit.target.wants symlink) but nothing was started (no process, no /run/hpfilld), the
@@ -49,11 +50,21 @@ grep -qx 'dpkg-buildpackage -us -uc -b  *# .*' "$SOURCE_ROOT/README.md" &&
 dpkg-deb -c "$DRACUT_DEB" | grep -q ' \./usr/lib/dracut/modules\.d/90hpfilld/module-setup\.sh$' ||
         fail "hpfilld-dracut has no dracut module"
 
-### a fresh Debian 12 root, hpfilld installed into it by apt
+### a fresh Debian root ($SUITE: Debian 12 by default, 13 for pkg-install-trixie), hpfilld installed into it by apt
 
 rootfs_tarball rootfs-deb "$ROOTFS_DEB_PKGS"
 mkdir "$ROOT"
 tar -x -C "$ROOT" -f "$ROOTFS_TAR"
+echo "root: Debian $(cat "$ROOT/etc/debian_version") ($SUITE), $(chroot "$ROOT" systemctl --version | head -n 1)"
+case $SUITE in
+bookworm) want=12 ;;
+trixie) want=13 ;;
+*) want= ;;
+esac
+case $(cat "$ROOT/etc/debian_version") in
+"$want".*) ;;
+*) fail "the $SUITE root is Debian $(cat "$ROOT/etc/debian_version"), expected $want" ;;
+esac
 rootfs_kernel
 chroot "$ROOT" lsinitramfs "/boot/initrd.img-$KVER" >"$WORK/initramfs-before.list"
 if grep -qx usr/sbin/hpfilld "$WORK/initramfs-before.list"; then
@@ -100,7 +111,12 @@ ok "the shipped configuration fills nothing: $out"
 # enabled as Debian enables daemons, and not started in the chroot
 link=$ROOT/etc/systemd/system/sysinit.target.wants/hpfilld.service
 [ -L "$link" ] || fail "hpfilld.service is not enabled: no /etc/systemd/system/sysinit.target.wants/hpfilld.service"
-[ "$(readlink "$link")" = /lib/systemd/system/hpfilld.service ] || fail "the symlink points to '$(readlink "$link")'"
+# /lib/systemd/system in Debian 12; in Debian 13 (merged /usr) systemctl names /usr/lib/systemd/system
+case $(readlink "$link") in
+/lib/systemd/system/hpfilld.service | /usr/lib/systemd/system/hpfilld.service)
+        [ -f "$ROOT/$(readlink "$link")" ] || fail "the symlink points to '$(readlink "$link")', which is not in the root" ;;
+*) fail "the symlink points to '$(readlink "$link")'" ;;
+esac
 ok "hpfilld.service enabled: sysinit.target.wants/hpfilld.service -> $(readlink "$link")"
 for p in /proc/[0-9]*; do
         [ "$(readlink "$p/root" 2>/dev/null)" = "$ROOT" ] || continue

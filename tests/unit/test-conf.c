@@ -261,7 +261,52 @@ TEST(test_reserve_sections) {
         }
 }
 
+/* The service manager's credential hpfilld.conf applies after every file; none is fine; a bad one
+ * names itself as the credential. */
+TEST(test_credential) {
+        struct fake_root r;
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        char creds[300];
+
+        fake_root_new(&r);
+        fake_write(&r, "etc/hpfilld.conf", "[Fill]\nMinPercent=50\n[Pool]\nPageSize=2M\nAmount=100\n");
+        fake_write(&r, "etc/hpfilld.conf.d/99-last.conf", "[Pool]\nPageSize=2M\nAmount=200\n");
+        (void) snprintf(creds, sizeof(creds), "%s/creds", r.path);
+
+        /* no directory, no file in it: the files alone */
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
+        CHECK_EQ(config_load_credential(&c, creds, &e), 0);
+        CHECK_EQ(config_load_credential(&c, NULL, &e), 0);
+        CHECK_EQ(c.pools[0].amount.value, 200);
+        CHECK_EQ(e.msg[0], 0);
+        fake_write(&r, "creds/other", "[Fill]\nMode=turbo\n");
+        CHECK_EQ(config_load_credential(&c, creds, &e), 0);
+        CHECK_EQ(e.msg[0], 0);
+        config_done(&c);
+
+        /* the credential over the last drop-in */
+        fake_write(&r, "creds/hpfilld.conf", "[Fill]\nMinPercent=80\n[Pool]\nPageSize=2M\nAmount=300\n");
+        c = (struct config) CONFIG_INIT;
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
+        CHECK_EQ(config_load_credential(&c, creds, &e), 0);
+        CHECK_EQ(c.min_percent, 80);
+        CHECK_EQ(c.n_pools, 1);
+        CHECK_EQ(c.pools[0].amount.value, 300);
+        CHECK_STR_CONTAINS(c.pools[0].origin, "/creds/hpfilld.conf (credential):3");
+        config_done(&c);
+
+        /* a bad one is an error that says where */
+        fake_write(&r, "creds/hpfilld.conf", "[Fill]\nMode=turbo\n");
+        c = (struct config) CONFIG_INIT;
+        CHECK(config_load_credential(&c, creds, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "/creds/hpfilld.conf (credential):2");
+        config_done(&c);
+        fake_root_free(&r);
+}
+
 int main(void) {
+        RUN(test_credential);
         RUN(test_reserve_sections);
         RUN(test_good_file);
         RUN(test_bad_files);

@@ -5,12 +5,27 @@
 # cloud one lacks NUMA or hugetlbfs), downloaded with apt-get and unpacked without installing it.
 # A cached image is reused; with no apt lists or no network the newest cached image is used.
 # Environment: HPFILLD_VM_CACHE (default /var/cache/hpfilld-vm), HPFILLD_VM_FLAVOURS (default
-# "cloud-amd64 amd64", tried in order). Exits 1, with a message, when no kernel can be had.
+# "cloud-amd64 amd64", tried in order), HPFILLD_VM_SUITE (a Debian suite, such as trixie: its
+# kernel, through apt lists of that suite kept in the cache, not the host's; its images cached
+# apart; unset: the host's apt sources), HPFILLD_VM_MIRROR (that suite's mirror; default
+# deb.debian.org). Exits 1, with a message, when no kernel can be had.
 set -eu
 
 cache=${HPFILLD_VM_CACHE:-/var/cache/hpfilld-vm}
 flavours=${HPFILLD_VM_FLAVOURS:-cloud-amd64 amd64}
+suite=${HPFILLD_VM_SUITE:-}
 me=$(basename "$0")
+# apt's options for the suite: a sources list, lists and archives of its own under the cache
+apt_opts=""
+if [ -n "$suite" ]; then
+        case $suite in
+        *[!a-z0-9-]*) echo "$me: HPFILLD_VM_SUITE='$suite' is not a Debian suite name" >&2; exit 1 ;;
+        esac
+        aptdir=$cache/apt-$suite
+        cache=$cache/$suite
+        apt_opts="-o Dir::Etc::SourceList=$aptdir/sources.list -o Dir::Etc::SourceParts=/dev/null
+-o Dir::State::Lists=$aptdir/lists -o Dir::Cache=$aptdir/cache"
+fi
 
 say() { echo "$me: $*" >&2; }
 
@@ -26,7 +41,8 @@ config_ok() { # config-file: all of $needed are =y
 
 # resolve FLAVOUR: prints the versioned package the metapackage linux-image-FLAVOUR depends on
 resolve() {
-        apt-cache depends "linux-image-$1" 2>/dev/null |
+        # shellcheck disable=SC2086 # apt_opts: words
+        apt-cache $apt_opts depends "linux-image-$1" 2>/dev/null |
                 sed -n "s/^ *Depends: \(linux-image-[0-9][^ ]*-$1\)\$/\1/p" | head -n 1
 }
 
@@ -35,6 +51,11 @@ mkdir -p "$cache" 2>/dev/null || true
 if [ -w "$cache" ]; then
         exec 9>"$cache/.lock"
         flock 9
+fi
+if [ -n "$suite" ] && [ -w "$cache" ]; then
+        mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${HPFILLD_VM_MIRROR:-http://deb.debian.org/debian} $suite main" \
+                >"$aptdir/sources.list"
 fi
 
 # An unpacked image of the package PKG is cached as vmlinuz-VERSION with config-VERSION beside it.
@@ -69,7 +90,8 @@ fetch() { # package
 # do) its vmlinuz into the cache
 unpack() {
         say "downloading $1"
-        (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$1" >/dev/null) ||
+        # shellcheck disable=SC2086 # apt_opts: words
+        (cd "$tmp" && apt-get $apt_opts download -q -o APT::Sandbox::User=root "$1" >/dev/null) ||
                 { say "apt-get download $1 failed"; return 1; }
         mkdir "$tmp/x"
         dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp/x" "./boot/vmlinuz-$2" "./boot/config-$2" ||
@@ -84,8 +106,9 @@ updated=no
 for flavour in $flavours; do
         pkg=$(resolve "$flavour")
         if [ -z "$pkg" ] && [ "$updated" = no ] && [ "$(id -u)" = 0 ]; then
-                say "linux-image-$flavour unknown to apt-cache: apt-get update"
-                apt-get update -q >/dev/null 2>&1 || say "apt-get update failed"
+                say "linux-image-$flavour unknown to apt-cache${suite:+ ($suite)}: apt-get update"
+                # shellcheck disable=SC2086 # apt_opts: words
+                apt-get $apt_opts update -q >/dev/null 2>&1 || say "apt-get update failed"
                 updated=yes
                 pkg=$(resolve "$flavour")
         fi

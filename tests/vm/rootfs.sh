@@ -19,7 +19,8 @@
 # Environment: SOURCE_ROOT (the source tree to build and install; default: this script's),
 # VM_EXIT (the static vm-exit helper; built with ${CC:-cc} -static when unset), HPFILLD_VM_CACHE
 # (default /var/cache/hpfilld-vm: the rootfs tarball, keyed by a hash of the mmdebstrap
-# arguments), HPFILLD_VM_MIRROR (default: the host's apt source for the suite),
+# arguments), HPFILLD_VM_SUITE (default bookworm), HPFILLD_VM_MIRROR (default: the host's apt
+# source for the suite),
 # HPFILLD_VM_TIMEOUT (seconds per boot, default 300), HPFILLD_VM_KEEP=1 (keep the work
 # directory), CI (set: what would be a skip is a failure).
 
@@ -29,7 +30,8 @@
 SOURCE_ROOT=${SOURCE_ROOT:-$(cd "$VM_DIR/../.." && pwd)}
 VM_TIMEOUT=${HPFILLD_VM_TIMEOUT:-300}
 CACHE=${HPFILLD_VM_CACHE:-/var/cache/hpfilld-vm}
-SUITE=bookworm
+# HPFILLD_VM_SUITE: the Debian suite of the rootfs (default bookworm; trixie: Debian 13, systemd 257)
+SUITE=${HPFILLD_VM_SUITE:-bookworm}
 # the packages of the rootfs that gets hpfilld's Debian package (systemd.sh, and
 # tests/pkg/install.sh, which shares its cache): a systemd system with initramfs-tools, and the
 # package's dependencies and recommendations, so that apt installs it offline
@@ -64,7 +66,7 @@ rootfs_setup() {
 
 # rootfs_tarball PREFIX PKG,...: ROOTFS_TAR, $SUITE with the packages PKG,... (mmdebstrap's
 # --include), made once and cached as $CACHE/PREFIX-$SUITE-HASH.tar (HASH: of the mmdebstrap
-# arguments); a new one removes the other PREFIX-*.tar. One build at a time ($CACHE/.PREFIX.lock).
+# arguments); a new one removes the other PREFIX-$SUITE-*.tar. One build at a time ($CACHE/.PREFIX.lock).
 rootfs_tarball() {
         local prefix=$1 mirror targets key tmp old start
         local -a mm_args
@@ -100,7 +102,7 @@ rootfs_tarball() {
                 fi
                 chmod 644 "$tmp"
                 mv "$tmp" "$ROOTFS_TAR"
-                for old in "$CACHE/$prefix"-*.tar; do
+                for old in "$CACHE/$prefix-$SUITE"-*.tar; do
                         [ "$old" = "$ROOTFS_TAR" ] || rm -f "$old"
                 done
                 echo "rootfs: $(du -h "$ROOTFS_TAR" | cut -f1) in $(secs "$start") s"

@@ -34,6 +34,8 @@ NODES=(1536:0 1024:1 1024:2 1024)
 # the plan of the first boot: 2 MiB pages per node (node2 gets none)
 PLAN="node0=64M,node1=32M,node3=96M"
 WANT="node0=32 node1=16 node2=0 node3=48"
+# after `systemctl reload` with node2=16M added to the plan
+WANT_RELOAD="node0=32 node1=16 node2=8 node3=48"
 
 rootfs_setup --mkfs-d
 
@@ -50,6 +52,16 @@ rootfs_install_deb
         fail "the package did not enable hpfilld.service"
 rootfs_expect usr/sbin/hpfilld etc/hpfilld.conf lib/systemd/system/hpfilld.service \
         usr/share/initramfs-tools/hooks/hpfilld usr/share/initramfs-tools/scripts/init-premount/hpfilld
+# Debian 13's systemd (257) knows Type=notify-reload: the unit as a build against it makes it
+# (meson's notify-reload=auto), in place of the Debian 12 build's Type=notify
+WANT_TYPE=notify
+if [ "$SUITE" != bookworm ]; then
+        meson setup "$WORK/unit" "$SOURCE_ROOT" --prefix=/usr -Dtests=false -Dman-pages=disabled \
+                -Dnotify-reload=enabled >"$WORK/unit.log" 2>&1 || { cat "$WORK/unit.log"; fail "meson setup of the unit failed"; }
+        grep -qx 'Type=notify-reload' "$WORK/unit/hpfilld.service" || fail "-Dnotify-reload=enabled made no Type=notify-reload unit"
+        cp "$WORK/unit/hpfilld.service" "$ROOT/lib/systemd/system/hpfilld.service"
+        WANT_TYPE=notify-reload
+fi
 cp "$VM_EXIT" "$ROOT/usr/local/sbin/vm-exit"
 # a fixed machine-id: no first-boot logic
 echo 5f4d0c3a9b2e4e7c8d1a6b3f2e1d0c9b >"$ROOT/etc/machine-id"
@@ -86,6 +98,9 @@ cat >"$ROOT/usr/local/sbin/hpfilld-vm-check" <<EOF
 #!/bin/sh
 # hpfilld VM test, in the guest: checks the boot (case from hpfilld_vm.case=) and ends the VM
 WANT="$WANT"
+WANT_RELOAD="$WANT_RELOAD"
+PLAN="$PLAN"
+WANT_TYPE="$WANT_TYPE"
 EOF
 cat >>"$ROOT/usr/local/sbin/hpfilld-vm-check" <<'EOF'
 G=hugepages/hugepages-2048kB
@@ -115,6 +130,7 @@ case=$(sed -n 's/.*hpfilld_vm\.case=\([a-z]*\).*/\1/p' /proc/cmdline)
 say "checking case '$case' at $(cut -d' ' -f1 /proc/uptime) s; $(nproc) CPUs, nodes with memory $(cat /sys/devices/system/node/has_memory), with CPUs $(cat /sys/devices/system/node/has_cpu)"
 say "node1 MemTotal: $(sed -n 's/^Node 1 MemTotal: *\([0-9]*\) kB$/\1/p' /sys/devices/system/node/node1/meminfo) kB"
 say "kernel command line: $(cat /proc/cmdline)"
+say "$(systemctl --version | head -n 1) on Linux $(uname -r)"
 systemctl show -p ActiveState -p SubState -p Result -p ExecMainStatus -p StatusText -p StatusErrno -p MainPID \
         -p ExecMainStartTimestampMonotonic -p ActiveEnterTimestampMonotonic hpfilld.service | sed 's/^/hpfilld-vm: hpfilld.service: /'
 systemctl show -p ActiveState -p Result -p ExecMainStartTimestampMonotonic workload.service | sed 's/^/hpfilld-vm: workload.service: /'
@@ -138,6 +154,7 @@ work_start=$(prop workload.service ExecMainStartTimestampMonotonic)
 case $case in
 ready)
         expect "hpfilld.service state" "$(prop hpfilld.service ActiveState)/$(prop hpfilld.service SubState)" active/running
+        expect "hpfilld.service Type" "$(prop hpfilld.service Type)" "$WANT_TYPE"
         # the method is auto's choice (fault where the kernel zeroes on allocation, as Debian's does)
         report="^2M pool: 96/96 pages on 3 nodes in [0-9.]+ m?s \((sysfs|fault)[^)]*\)(, auto: .*)?$"
         expect_match "hpfilld.service StatusText" "$(prop hpfilld.service StatusText)" "$report"
@@ -171,13 +188,40 @@ ready)
                 bad "hpfilld.service has no running main process (MainPID '$pid')"
         fi
         if grep -E '^(emerg|alert|crit|err|warn) ' $T/kmsg; then bad "hpfilld logged warnings or errors to the kernel log (above)"; fi
+        # reload: `systemctl reload` returns once the new plan's pages are there. The host lock,
+        # held here, holds the reload's fill back: while the fill waits for it (the daemon says
+        # so in the journal), the reload must still be running; once the lock is let go, it ends
+        # with the pages in place.
+        sed -i "s/^Amount=.*/Amount=$PLAN,node2=16M/" /etc/hpfilld.conf.d/test.conf
+        exec 7</run/hpfilld/lock
+        flock 7
+        waits() { journalctl -b -u hpfilld.service -o cat | grep -c '^Another fill is running'; }
+        before=$(waits)
+        systemctl reload hpfilld.service &
+        rpid=$!
+        n=0
+        until [ "$(waits)" -gt "$before" ] || [ $n -ge 600 ]; do sleep 0.1; n=$((n + 1)); done
+        if [ "$(waits)" -le "$before" ]; then
+                bad "the reload's fill never waited for the host lock held by the checker"
+        elif kill -0 $rpid 2>/dev/null; then
+                say "systemctl reload still runs while the reload's fill waits for the host lock"
+        else
+                bad "systemctl reload returned while the reload's fill was still waiting for the host lock"
+        fi
+        flock -u 7
+        exec 7<&-
+        rc=0
+        wait $rpid || rc=$?
+        expect "systemctl reload's exit status" "$rc" 0
+        expect "2 MiB pages as systemctl reload returned" "$(counts)" "$WANT_RELOAD"
+        expect "hpfilld.service state after the reload" "$(prop hpfilld.service ActiveState)/$(prop hpfilld.service SubState)" active/running
         # stop: SIGTERM, hpfilld exits 0 by itself (ExecMainCode 1: exited, not killed), the pages stay
         systemctl stop hpfilld.service
         expect "hpfilld.service after stop (state/result/code/status)" \
                 "$(prop hpfilld.service ActiveState)/$(prop hpfilld.service Result)/$(prop hpfilld.service ExecMainCode)/$(prop hpfilld.service ExecMainStatus)" \
                 inactive/success/1/0
         expect "workload.service after stopping hpfilld.service (Requires=)" "$(prop workload.service ActiveState)" inactive
-        expect "2 MiB pages after stop" "$(counts)" "$WANT"
+        expect "2 MiB pages after stop" "$(counts)" "$WANT_RELOAD"
         ;;
 short)
         want=$(sed -n 's/.*hpfilld\.pool=2M:node1=\([0-9]*\).*/\1/p' /proc/cmdline)
@@ -270,6 +314,14 @@ boot() {
 }
 
 boot ready "hpfilld_vm.case=ready"
+# the suite's own systemd and kernel were what booted (252 and 6.1 in Debian 12, 257 and 6.12 in 13)
+case $SUITE in
+bookworm) want_systemd=252 want_linux=6.1. ;;
+trixie) want_systemd=257 want_linux=6.12. ;;
+*) want_systemd='[0-9]+' want_linux= ;;
+esac
+grep -Eq "^hpfilld-vm: systemd $want_systemd .* on Linux ${want_linux//./\\.}" "$WORK/console-ready.log" ||
+        fail "the $SUITE guest did not run systemd $want_systemd on Linux $want_linux: $(grep '^hpfilld-vm: systemd ' "$WORK/console-ready.log")"
 memtotal=$(sed -n 's/^hpfilld-vm: node1 MemTotal: \([0-9]*\) kB$/\1/p' "$WORK/console-ready.log" | tail -n 1)
 [ -n "$memtotal" ] || fail "the first boot did not report node1's MemTotal"
 # all of node1's memory, in whole pages: never available, but not more than hpfilld accepts
