@@ -14,7 +14,8 @@ uint64_t budget_headroom(const struct topology *t, size_t node_idx);
 
 /* Every node the plan adds pages to: the pages of all sizes after the fill (targets; the pools
  * of sizes not planned and those left larger, as they are) fit in its memory less the headroom.
- * -EINVAL naming the node and the numbers otherwise. */
+ * -EINVAL naming the node and the numbers otherwise; 1 when they fit only with the memory no
+ * node counts yet (topology_uncounted()), 0 when they fit in the nodes' own counts. */
 int plan_check_budget(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
                       struct error *e);
 

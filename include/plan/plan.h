@@ -68,6 +68,9 @@ struct plan {
         size_t n_reserves;
         unsigned min_percent;
         bool drop_caches;
+        /* the memory budget passed only with memory no node's meminfo counts yet (their counts
+         * lag the machine's): the plan says so before it is carried out */
+        bool needs_uncounted;
 };
 
 /* @counts holds the pool counters of every page size of @t (outer, in t->page_sizes order) and

@@ -55,7 +55,7 @@ static uint64_t pages_after(const struct topology *t, const struct pool_counts *
 int plan_check_budget(const struct topology *t, const struct pool_counts *counts, const struct plan *p,
                       struct error *e) {
         uint64_t all_bytes = 0, all_headroom = 0;
-        bool any_grows = false;
+        bool any_grows = false, uncounted = false;
 
         for (size_t i = 0; i < t->n_nodes; i++) {
                 uint64_t bytes = 0, headroom, room, limit;
@@ -90,6 +90,7 @@ int plan_check_budget(const struct topology *t, const struct pool_counts *counts
                 all_bytes += bytes;
                 all_headroom += headroom;
                 any_grows |= grows;
+                uncounted |= grows && bytes + headroom > t->nodes[i].mem_total;
         }
         if (any_grows && topology_uncounted(t) > 0 && all_bytes + all_headroom > t->machine_mem)
                 return error_set(e, -EINVAL,
@@ -99,7 +100,7 @@ int plan_check_budget(const struct topology *t, const struct pool_counts *counts
                                  all_bytes / MIB,
                                  t->machine_mem > all_headroom ? (t->machine_mem - all_headroom) / MIB : 0,
                                  t->machine_mem / MIB, topology_nodes_mem(t) / MIB, all_headroom / MIB);
-        return 0;
+        return uncounted;
 }
 
 /* Free pages of size @si on node @idx once the plan's pools are done: a grown pool's new pages

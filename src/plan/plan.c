@@ -75,9 +75,10 @@ static int plan_targets(const struct topology *t, const struct pool_spec *s, str
 
         case AMOUNT_PERCENT:
                 for (size_t i = 0; i < t->n_nodes; i++) {
-                        /* of the node's memory as the machine counts it (its meminfo may lag);
+                        /* of the node's memory as its meminfo counts it (what numastat shows;
+                         * where it lags the machine's, a share of what is counted so far);
                          * < 2^64 / 100 for any real machine; divide first if not */
-                        uint64_t mem = topology_node_share(t, i);
+                        uint64_t mem = t->nodes[i].mem_total;
 
                         if (t->nodes[i].has_memory)
                                 add_node(p, t, i,
@@ -307,8 +308,10 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
                         p.n_reserves++;
                 }
         }
-        if (r >= 0)
+        if (r >= 0) {
                 r = plan_check_budget(t, counts, &p, e);
+                p.needs_uncounted = r > 0;
+        }
         if (r < 0) {
                 plan_done(&p);
                 return r;

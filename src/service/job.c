@@ -699,15 +699,16 @@ int job_run(struct job *j, const struct config *c) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 goto out;
         }
-        if (topology_uncounted(&topo) > 0)
+        kernel_caps_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_CAPS_CMDLINE_UNREAD, &caps);
+        /* Everything the run needs, before its first write; a dry run ends with the same status. */
+        ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
+        /* said only where it decides: a plan that fits the nodes' own counts needs no word */
+        if (ret == EXIT_OK && plan.needs_uncounted)
                 log_warning("The nodes' meminfo count %" PRIu64 " MiB of memory, %s/proc/meminfo %" PRIu64
                             " MiB (memory initialised lazily?): the memory budget takes the %" PRIu64
                             " MiB no node counts yet as any node's and holds the plan to the machine's",
                             topology_nodes_mem(&topo) >> 20, shown_root(), topo.machine_mem >> 20,
                             topology_uncounted(&topo) >> 20);
-        kernel_caps_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_CAPS_CMDLINE_UNREAD, &caps);
-        /* Everything the run needs, before its first write; a dry run ends with the same status. */
-        ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
         if (ret != EXIT_OK || j->dry_run)
                 goto out;
         test_planned();

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The memory budget is never stricter than the kernel: on a fake machine whose node counts lag
 # /proc/meminfo (memory initialised lazily: node0 says 6 GiB, the machine 24), a plan of 8 GiB
-# passes, with a warning naming both counts; one larger than the machine is still refused; with
+# passes, with a warning naming both counts (one of 1 GiB, which the node's count holds, without);
+# one larger than the machine is still refused; with
 # the counts in agreement the node's own is the limit, as before.
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
@@ -22,6 +23,11 @@ want="hpfilld: The nodes' meminfo count 6144 MiB of memory, $work/m/proc/meminfo
 [ "$(cat "$work/err")" = "$want" ] || bad "the warning: '$(cat "$work/err")'"
 grep -qE '^2M +node0 +0 +4096 +\+4096 ' "$work/out" || bad "not 4096 pages planned: $(cat "$work/out")"
 echo "ok: 8 GiB on a node counting 6 of the machine's 24: $(cat "$work/err")"
+
+# a plan that fits the node's own count: nothing to say
+plan 2M:1G
+[ "$rc" = 0 ] && [ ! -s "$work/err" ] || bad "1 GiB on the lagging machine: exit $rc, said '$(cat "$work/err")'"
+echo "ok: 1 GiB on the lagging machine planned without a word"
 
 plan 2M:24G
 [ "$rc" = 2 ] || bad "24 GiB on the lagging machine: exit $rc, expected 2"

@@ -503,12 +503,15 @@ TEST(test_budget_lagging_nodes) {
                 const char *specs[3];
                 uint64_t want_node0; /* pages planned on node0 when ok */
                 const char *msg; /* NULL: planned */
+                bool uncounted; /* planned only with what no node counts yet (plan.needs_uncounted) */
         } cases[] = {
                 /* the host: node0 says 6 GB, the machine 24 GB, echo 4096 gets them all */
-                { 1, 6 * GB, 24 * GB, { "2M:8G" }, 4096, NULL },
-                { 1, 6 * GB, 24 * GB, { "2M:node0=8G" }, 4096, NULL },
-                /* a percentage is of the memory as the machine counts it */
-                { 1, 6 * GB, 24 * GB, { "2M:50%" }, 6144, NULL },
+                { 1, 6 * GB, 24 * GB, { "2M:8G" }, 4096, NULL, true },
+                { 1, 6 * GB, 24 * GB, { "2M:node0=8G" }, 4096, NULL, true },
+                /* what fits in the node's own count needs nothing more (and is not said) */
+                { 1, 6 * GB, 24 * GB, { "2M:1G" }, 512, NULL, false },
+                /* a percentage is of the node's memory as its meminfo counts it */
+                { 1, 6 * GB, 24 * GB, { "2M:50%" }, 1536, NULL, false },
                 /* what cannot fit in the machine is still refused */
                 { 1, 6 * GB, 24 * GB, { "2M:24G" }, 0, "node0: 24576 MiB of huge pages planned (2M 24576 MiB (--pool 2M:24G)), more than the 23952 MiB left of its 24576 MiB of memory after 623 MiB of headroom" },
                 /* the same without the machine's count: the nodes' counts are all there is */
@@ -516,7 +519,7 @@ TEST(test_budget_lagging_nodes) {
                 { 1, 6 * GB, 0, { "2M:5800M" }, 0, "node0: 5800 MiB of huge pages planned" },
                 /* two nodes of 2 GB counted in a machine of 16: each node may hold what no node
                  * counts yet, the sum must fit in the machine */
-                { 2, 2 * GB, 16 * GB, { "2M:node0=10G,node1=2G" }, 5120, NULL },
+                { 2, 2 * GB, 16 * GB, { "2M:node0=10G,node1=2G" }, 5120, NULL, true },
                 { 2, 2 * GB, 16 * GB, { "2M:node0=10G,node1=6G" }, 0, "the machine: 16384 MiB of huge pages planned on its nodes, more than the 15740 MiB left of its 16384 MiB of memory (/proc/meminfo; the nodes count 4096 MiB) after 644 MiB of headroom" },
                 { 2, 2 * GB, 16 * GB, { "2M:node0=10G", "1G:node1=6" }, 0, "the machine: 16384 MiB of huge pages planned on its nodes" },
         };
@@ -539,6 +542,7 @@ TEST(test_budget_lagging_nodes) {
                         continue;
                 }
                 CHECK_EQ(p.pools[0].nodes[0].target, cases[i].want_node0);
+                CHECK_EQ(p.needs_uncounted, cases[i].uncounted);
                 plan_done(&p);
         }
 }
