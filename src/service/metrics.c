@@ -18,15 +18,21 @@ static const char *const reserve_state_names[_MR_MAX] = {
         [MR_ABSENT] = "absent",
 };
 
-/* A label value: backslash, double quote and newline escaped, as the format wants. */
+/* A label value: backslash and double quote escaped, as the format wants, and each control
+ * (escape_controls()'s: C0, DEL, C1, bytes that are not UTF-8) as \ooo, backslash escaped in
+ * turn: a terminal that shows the metrics (hpfilld status --format=prometheus) gets none. */
 static void put_label_value(FILE *f, const char *s) {
-        for (; *s; s++) {
-                if (*s == '\\' || *s == '"')
-                        fprintf(f, "\\%c", *s);
-                else if (*s == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*s, f);
+        while (*s) {
+                size_t n = text_plain_len(s);
+
+                if (n == 0)
+                        fprintf(f, "\\\\%03o", (unsigned char) *s++);
+                else if (*s == '\\' || *s == '"')
+                        fprintf(f, "\\%c", *s++);
+                else {
+                        (void) fwrite(s, 1, n, f);
+                        s += n;
+                }
         }
 }
 
@@ -148,6 +154,32 @@ static void format_reserves(FILE *f, const struct metrics_reserve *rs, size_t n)
                         put_label_value(f, rs[i].name);
                         fprintf(f, "\",state=\"%s\"} %d\n", reserve_state_names[s], rs[i].state == (enum metrics_reserve_state) s);
                 }
+}
+
+static const char *const journal_result_names[] = {
+        [JOURNAL_RESTORED] = "restored", [JOURNAL_CHANGED] = "changed", [JOURNAL_FAILED] = "failed",
+        [JOURNAL_DENIED] = "denied",     [JOURNAL_STALE] = "stale",     [JOURNAL_INVALID] = "invalid",
+};
+
+const char *journal_result_name(enum journal_result r) {
+        return (size_t) r < ELEMENTSOF(journal_result_names) ? journal_result_names[r] : "invalid";
+}
+
+int metrics_format_journal(FILE *f, const struct journal_outcome *o, int n) {
+        header(f, "hpfilld_journal_entry", "gauge",
+               "A host setting a fill that ended left changed, 1 per journal entry: stale (the next fill puts it "
+               "back), changed (changed since: left), invalid (not an entry hpfilld makes: left alone), failed.");
+        for (int i = 0; i < n; i++) {
+                fputs("hpfilld_journal_entry{entry=\"", f);
+                put_label_value(f, o[i].name);
+                fputs("\",path=\"", f);
+                if (*o[i].entry.path) {
+                        fputc('/', f);
+                        put_label_value(f, o[i].entry.path);
+                }
+                fprintf(f, "\",result=\"%s\"} 1\n", journal_result_name(o[i].result));
+        }
+        return ferror(f) ? -EIO : 0;
 }
 
 int metrics_format(FILE *f, const struct metrics *m) {
