@@ -20,6 +20,7 @@ struct status_data {
         struct fill_record rec;     /* ... and whole (valid): its outcome, targets and reservations */
         struct journal_outcome journal[JOURNAL_MAX];
         int n_journal;
+        char lock_holder[512]; /* who holds the host lock, in words; "" for no one */
         struct reserve_found *reserves; /* on disk, now */
         int n_reserves;
 };

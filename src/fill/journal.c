@@ -73,8 +73,6 @@ int journal_parse(const char *s, struct journal_entry *ret) {
 static int open_setting(int rootfd, const char *path, int flags) {
         _cleanup_(closep) int dirfd = -1;
         const char *p = path;
-        struct stat st;
-        int fd;
 
         for (const char *slash; (slash = strchr(p, '/')); p = slash + 1) {
                 char name[NAME_MAX + 1];
@@ -92,14 +90,7 @@ static int open_setting(int rootfd, const char *path, int flags) {
         }
         if (dirfd < 0)
                 return -EINVAL;
-        fd = openat(dirfd, p, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                closep(&fd);
-                return -EBADFD;
-        }
-        return fd;
+        return open_regular_at(dirfd, p, flags, 0, NULL);
 }
 
 static int setting_read(int rootfd, const char *path, uint64_t *ret) {

@@ -2,6 +2,7 @@
 /* hpfilld status: the pools per size and node, and the last fill; for any user. */
 #include <fcntl.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <linux/capability.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "fill/journal.h"
 #include "fill/rundir.h"
 #include "service/caps.h"
+#include "service/hostlock.h"
 #include "util/shown.h"
 #include "util/fileio.h"
 #include "service/metrics_out.h"
@@ -43,6 +45,21 @@ static void status_read_journal(struct status_data *d) {
         }
 }
 
+/* Who holds the host lock, as the kernel says (hostlock.h); nothing when no one does. A user
+ * who may not read the file (mode 0600) still learns the pid and its command. */
+static void status_read_lock(struct status_data *d) {
+        _cleanup_(closep) int dirfd = rundir_open_existing(d->rootfd), fd = -1;
+        pid_t pid;
+
+        if (dirfd < 0)
+                return;
+        fd = openat(dirfd, HOSTLOCK_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                fd = openat(dirfd, HOSTLOCK_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && hostlock_holder_pid(d->rootfd, fd, &pid) >= 0)
+                hostlock_describe_holder(d->rootfd, fd, d->lock_holder, sizeof(d->lock_holder));
+}
+
 static int status_read(struct status_data *d) {
         struct error e = {};
         int r;
@@ -60,6 +77,7 @@ static int status_read(struct status_data *d) {
                         (void) pool_read_counts(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
                                                 &d->counts[s * d->t.n_nodes + i]);
         status_read_journal(d);
+        status_read_lock(d);
         r = metrics_record_read(d->rootfd, &d->rec);
         d->have_record = r != -ENOENT;
         if (r < 0)

@@ -125,18 +125,24 @@ int read_u64_at(int dirfd, const char *path, uint64_t *ret) {
         return fd < 0 ? -errno : read_u64_fd(fd, ret);
 }
 
-int open_attr_at(int dirfd, const char *path) {
+int open_regular_at(int dirfd, const char *path, int flags, mode_t mode, struct stat *ret_st) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
-        fd = openat(dirfd, path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = openat(dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
+        if (ret_st)
+                *ret_st = st;
         return TAKE_FD(fd);
+}
+
+int open_attr_at(int dirfd, const char *path) {
+        return open_regular_at(dirfd, path, O_WRONLY, 0, NULL);
 }
 
 int write_string_fd(int fd, const char *s) {

@@ -220,7 +220,29 @@ TEST(test_metrics_file_setting) {
         CHECK_EQ(config_check_metrics_file("/a\nb"), -EINVAL);
 }
 
+/* Labels from files others may write (a journal entry's name, a reservation's): no control
+ * reaches a terminal that shows `status --format=prometheus`, and the label stays one. */
+TEST(test_format_journal_escaped) {
+        struct journal_outcome o[2] = {
+                { .name = "changed.\x1b[2J\"x\\\xc2\x9b", .result = JOURNAL_INVALID },
+                { .name = "changed.hugepages-2048kB.nr_overcommit_hugepages", .result = JOURNAL_STALE,
+                  .entry = { .path = "sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages" } },
+        };
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+
+        CHECK(f);
+        CHECK_EQ(metrics_format_journal(f, o, 2), 0);
+        CHECK(fclose(f) == 0);
+        CHECK_STR_CONTAINS(out, "hpfilld_journal_entry{entry=\"changed.\\\\033[2J\\\"x\\\\\\\\302\\\\233\",path=\"\",result=\"invalid\"} 1\n");
+        CHECK_STR_CONTAINS(out, "hpfilld_journal_entry{entry=\"changed.hugepages-2048kB.nr_overcommit_hugepages\",path=\"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages\",result=\"stale\"} 1\n");
+        CHECK(!strchr(out, 0x1b));
+        free(out);
+}
+
 int main(void) {
+        RUN(test_format_journal_escaped);
         RUN(test_format);
         RUN(test_format_no_fill);
         RUN(test_record_roundtrip);
