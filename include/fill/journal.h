@@ -50,12 +50,13 @@ int journal_forget(int rootfd, const char *path);
 /* Puts back the settings of entries whose owner is gone, where they still hold the value the
  * owner set. Entries of live owners are left alone, and so are entries that name anything but
  * a setting a fill changes (journal_parse()) on a real directory of a page size the kernel
- * offers (no symbolic link on the way). Only under the host lock: a fill's. Fills @ret (up to
+ * offers (no symbolic link on the way; with @host, the root is this machine's "/", on sysfs
+ * itself, -EXDEV else). Only under the host lock: a fill's. Fills @ret (up to
  * JOURNAL_MAX) with what was found and done; returns how many, or a negative errno. */
-int journal_recover(int rootfd, struct journal_outcome *ret, size_t max);
+int journal_recover(int rootfd, bool host, struct journal_outcome *ret, size_t max);
 /* The same, read-only (hpfilld status): what journal_recover() would find, as JOURNAL_STALE
  * where it would put a value back; nothing written or removed. No RUNDIR: none. */
-int journal_inspect(int rootfd, struct journal_outcome *ret, size_t max);
+int journal_inspect(int rootfd, bool host, struct journal_outcome *ret, size_t max);
 
 /* What was found and done, in a sentence. */
 void journal_describe(const struct journal_outcome *o, char *buf, size_t size);

@@ -14,6 +14,7 @@
 
 struct status_data {
         int rootfd;
+        bool host; /* the root is this machine's "/" */
         struct topology t;
         struct pool_counts *counts; /* [size * t.n_nodes + node index] */
         bool have_record;           /* a record of the last fill is there (METRICS_RECORD_FILE) ... */

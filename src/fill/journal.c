@@ -3,7 +3,9 @@
  * /run/hpfilld, written and synced before the change, removed once the value is put back. */
 #include <dirent.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -70,7 +72,7 @@ int journal_parse(const char *s, struct journal_entry *ret) {
  * component, and a tree under --root, or a forged entry, may name a link to any file), and the
  * file a regular one (sysfs attributes are). -ELOOP or -ENOTDIR for a link on the way, -ENOENT
  * for a page size this kernel does not offer, -EBADFD for a file that is not regular. */
-static int open_setting(int rootfd, const char *path, int flags) {
+static int open_setting(int rootfd, bool host, const char *path, int flags) {
         _cleanup_(closep) int dirfd = -1;
         const char *p = path;
 
@@ -90,17 +92,26 @@ static int open_setting(int rootfd, const char *path, int flags) {
         }
         if (dirfd < 0)
                 return -EINVAL;
+        if (host) {
+                /* the host's own: on sysfs, not a file a mount or a bind mount put in its place */
+                struct statfs sfs;
+
+                if (fstatfs(dirfd, &sfs) < 0)
+                        return -errno;
+                if (sfs.f_type != SYSFS_MAGIC)
+                        return -EXDEV;
+        }
         return open_regular_at(dirfd, p, flags, 0, NULL);
 }
 
-static int setting_read(int rootfd, const char *path, uint64_t *ret) {
-        _cleanup_(closep) int fd = open_setting(rootfd, path, O_RDONLY);
+static int setting_read(int rootfd, bool host, const char *path, uint64_t *ret) {
+        _cleanup_(closep) int fd = open_setting(rootfd, host, path, O_RDONLY);
 
         return fd < 0 ? fd : read_u64_fd(fd, ret);
 }
 
-static int setting_write(int rootfd, const char *path, uint64_t v) {
-        _cleanup_(closep) int fd = open_setting(rootfd, path, O_WRONLY);
+static int setting_write(int rootfd, bool host, const char *path, uint64_t v) {
+        _cleanup_(closep) int fd = open_setting(rootfd, host, path, O_WRONLY);
         char text[24];
 
         (void) snprintf(text, sizeof(text), "%" PRIu64 "\n", v);
@@ -161,14 +172,14 @@ int journal_forget(int rootfd, const char *path) {
 
 /* An entry whose setting cannot be opened as a pool's setting names something else. */
 static bool names_no_setting(int r) {
-        return r == -ELOOP || r == -ENOTDIR || r == -ENOENT || r == -EBADFD || r == -EBADMSG;
+        return r == -ELOOP || r == -ENOTDIR || r == -ENOENT || r == -EBADFD || r == -EBADMSG || r == -EXDEV;
 }
 
 /* One entry of an owner that is gone: what it left, and with @repair, put back. */
-static void recover_one(int rootfd, int dirfd, const char *name, bool repair, struct journal_outcome *o) {
+static void recover_one(int rootfd, bool host, int dirfd, const char *name, bool repair, struct journal_outcome *o) {
         int r;
 
-        r = setting_read(rootfd, o->entry.path, &o->now);
+        r = setting_read(rootfd, host, o->entry.path, &o->now);
         if (r < 0) {
                 o->result = names_no_setting(r) ? JOURNAL_INVALID : JOURNAL_FAILED;
                 o->error = r;
@@ -185,7 +196,7 @@ static void recover_one(int rootfd, int dirfd, const char *name, bool repair, st
                 o->result = JOURNAL_STALE;
                 return;
         }
-        r = setting_write(rootfd, o->entry.path, o->entry.found);
+        r = setting_write(rootfd, host, o->entry.path, o->entry.found);
         if (r < 0) {
                 o->result = r == -EACCES || r == -EPERM ? JOURNAL_DENIED : JOURNAL_FAILED;
                 o->error = r;
@@ -202,7 +213,7 @@ static bool entry_is_named(const struct journal_entry *e, const char *name) {
         return entry_name(e->path, want, sizeof(want)) >= 0 && strcmp(want, name) == 0;
 }
 
-static int journal_walk(int rootfd, int fd, bool repair, struct journal_outcome *ret, size_t max) {
+static int journal_walk(int rootfd, bool host, int fd, bool repair, struct journal_outcome *ret, size_t max) {
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
         size_t n = 0;
@@ -240,23 +251,23 @@ static int journal_walk(int rootfd, int fd, bool repair, struct journal_outcome 
                         n--; /* its owner still runs, and puts it back itself */
                         continue;
                 }
-                recover_one(rootfd, dirfd(d), de->d_name, repair, o);
+                recover_one(rootfd, host, dirfd(d), de->d_name, repair, o);
         }
         return (int) n;
 }
 
-int journal_recover(int rootfd, struct journal_outcome *ret, size_t max) {
+int journal_recover(int rootfd, bool host, struct journal_outcome *ret, size_t max) {
         int fd = rundir_open(rootfd);
 
-        return fd < 0 ? fd : journal_walk(rootfd, fd, true, ret, max);
+        return fd < 0 ? fd : journal_walk(rootfd, host, fd, true, ret, max);
 }
 
-int journal_inspect(int rootfd, struct journal_outcome *ret, size_t max) {
+int journal_inspect(int rootfd, bool host, struct journal_outcome *ret, size_t max) {
         int fd = rundir_open_existing(rootfd);
 
         if (fd == -ENOENT)
                 return 0;
-        return fd < 0 ? fd : journal_walk(rootfd, fd, false, ret, max);
+        return fd < 0 ? fd : journal_walk(rootfd, host, fd, false, ret, max);
 }
 
 void journal_describe(const struct journal_outcome *o, char *buf, size_t size) {

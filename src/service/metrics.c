@@ -229,7 +229,9 @@ int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t pa
                             uint64_t target, enum metrics_reserve_state state, const char *nodes, const char *path) {
         struct metrics_reserve *rs;
 
-        if (strlen(name) >= sizeof(rs->name) || strlen(path) >= sizeof(rs->path) || strpbrk(path, "\n") ||
+        /* control characters (escape_controls()'s) neither in the record nor out of it: status
+         * prints both to terminals */
+        if (strlen(name) >= sizeof(rs->name) || strlen(path) >= sizeof(rs->path) || has_controls(path) || has_controls(name) ||
             strlen(nodes) >= sizeof(rs->nodes) || nodes[strspn(nodes, "0123456789,")])
                 return -EINVAL;
         rs = GROW(r->reserves, r->n_reserves);
@@ -331,8 +333,9 @@ static int parse_line(const char *line, struct fill_record *r, bool *end) {
                    nodes, &n) == 6 &&
             n > 0 && i >= 0 && i < _MR_MAX && line[n] == '/') {
                 d = (uint64_t) i;
-                return fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d,
-                                               strcmp(nodes, "-") == 0 ? "" : nodes, line + n);
+                k = fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d,
+                                            strcmp(nodes, "-") == 0 ? "" : nodes, line + n);
+                return k == -EINVAL ? -EBADMSG : k; /* not one fill_record_write() writes */
         }
         return -EBADMSG;
 }

@@ -38,7 +38,7 @@ const struct metrics_reserve *status_reserve_record(const struct status_data *d,
 /* What a fill that died left raised: shown, never put back here (a command that only reads
  * writes nothing, whoever made the files it reads); the next fill does, under the host lock. */
 static void status_read_journal(struct status_data *d) {
-        d->n_journal = journal_inspect(d->rootfd, d->journal, ELEMENTSOF(d->journal));
+        d->n_journal = journal_inspect(d->rootfd, d->host, d->journal, ELEMENTSOF(d->journal));
         if (d->n_journal < 0) {
                 log_warning_errno(d->n_journal, "Cannot read the journal in %s/" RUNDIR ": %m, ignoring", shown_root());
                 d->n_journal = 0;
@@ -171,6 +171,7 @@ int status_main(int argc, char *argv[]) {
                 log_error_errno(r, "Cannot give up the capabilities: %m");
                 return 1;
         }
+        d.host = strcmp(root, "/") == 0;
         d.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (d.rootfd < 0) {
                 log_error_errno(errno, "--root '%s': %m", root);

@@ -108,12 +108,12 @@ TEST(test_recover) {
         /* the owner runs: left alone */
         fake_process(&r, 4242, 777);
         fake_entry(&r, 4242, 777);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 0);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 0);
         CHECK_EQ(fake_read_u64(&r, OC), 63);
 
         /* its pid now names another process: the owner is gone, the value put back */
         fake_process(&r, 4242, 900);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_RESTORED);
         CHECK_EQ(fake_read_u64(&r, OC), 3);
         CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
@@ -123,21 +123,21 @@ TEST(test_recover) {
         /* no such process: the same */
         fake_write(&r, OC, "63\n");
         fake_entry(&r, 5000, 1);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_RESTORED);
         CHECK_EQ(fake_read_u64(&r, OC), 3);
 
         /* changed since: the admin's value stays, the entry goes */
         fake_write(&r, OC, "500\n");
         fake_entry(&r, 5000, 1);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_CHANGED);
         CHECK_EQ(fake_read_u64(&r, OC), 500);
         CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
 
         /* a broken entry is not acted on, but said */
         fake_write(&r, ENTRY, "path=/etc/passwd found=0 set=500 pid=5000 start=1\n");
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_INVALID);
         CHECK_EQ(fake_read_u64(&r, OC), 500);
         CHECK(faccessat(r.fd, ENTRY, F_OK, 0) == 0);
@@ -206,7 +206,7 @@ TEST(test_inspect_reads_only) {
         fake_root_new(&r);
         forged_tree(&r);
         /* status: says what is there, writes nothing, removes nothing */
-        n = journal_inspect(r.fd, o, JOURNAL_MAX);
+        n = journal_inspect(r.fd, false, o, JOURNAL_MAX);
         CHECK_EQ(n, 4);
         x = find(o, n, "changed.hugepages-2048kB.nr_overcommit_hugepages");
         CHECK(x && x->result == JOURNAL_STALE);
@@ -220,14 +220,14 @@ TEST(test_inspect_reads_only) {
 
         /* changed since: said, and left for the fill to drop */
         fake_write(&r, OC, "500\n");
-        n = journal_inspect(r.fd, o, JOURNAL_MAX);
+        n = journal_inspect(r.fd, false, o, JOURNAL_MAX);
         x = find(o, n, "changed.hugepages-2048kB.nr_overcommit_hugepages");
         CHECK(x && x->result == JOURNAL_CHANGED);
         CHECK(faccessat(r.fd, ENTRY, F_OK, 0) == 0);
         fake_write(&r, OC, "63\n");
 
         /* the fill: puts back the legit setting, and only that */
-        n = journal_recover(r.fd, o, JOURNAL_MAX);
+        n = journal_recover(r.fd, false, o, JOURNAL_MAX);
         CHECK_EQ(n, 4);
         x = find(o, n, "changed.hugepages-2048kB.nr_overcommit_hugepages");
         CHECK(x && x->result == JOURNAL_RESTORED);
@@ -247,7 +247,7 @@ TEST(test_links_on_the_way) {
         fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/x", "");
         CHECK(symlinkat("../../../../../victim/nr_overcommit_hugepages", r.fd, OC) == 0);
         fake_entry(&r, 5000, 1);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK(o[0].result == JOURNAL_INVALID && o[0].error == -ELOOP);
         CHECK_EQ(fake_read_u64(&r, VICTIM), 63);
         fake_root_free(&r);
@@ -257,9 +257,9 @@ TEST(test_links_on_the_way) {
         fake_write(&r, "elsewhere/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages", "63\n");
         CHECK(symlinkat("elsewhere", r.fd, "sys") == 0);
         fake_entry(&r, 5000, 1);
-        CHECK_EQ(journal_inspect(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_inspect(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK(o[0].result == JOURNAL_INVALID);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK(o[0].result == JOURNAL_INVALID);
         CHECK_EQ(fake_read_u64(&r, "elsewhere/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages"), 63);
         fake_root_free(&r);
@@ -269,8 +269,8 @@ TEST(test_links_on_the_way) {
         fake_write(&r, OC, "63\n");
         fake_entry(&r, 5000, 1);
         CHECK(fchmodat(r.fd, "run/hpfilld", 0777, 0) == 0);
-        CHECK_EQ(journal_inspect(r.fd, o, JOURNAL_MAX), -EPERM);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), -EPERM);
+        CHECK_EQ(journal_inspect(r.fd, false, o, JOURNAL_MAX), -EPERM);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), -EPERM);
         CHECK_EQ(fake_read_u64(&r, OC), 63);
         fake_root_free(&r);
 }
