@@ -14,10 +14,20 @@ FIFO=$WORK/held
 mkfifo "$FIFO"
 chmod 755 "$WORK"
 chmod 666 "$FIFO"
-EXTRA_CLEANUP='[ -n "${HOLDER:-}" ] && stop_holder; [ -f $L ] && chown root:root $L && chmod 600 $L'
-stop_holder() { # flock(1) -o holds the lock itself; its child holds nothing
-        pkill -P $HOLDER || true
-        wait $HOLDER 2>/dev/null || true
+EXTRA_CLEANUP='stop_holder; [ -f $L ] && chown root:root $L && chmod 600 $L'
+# hold L: flock(1) -o holds the lock itself (its child, a sleep, holds nothing); $HOLDER is
+# flock's pid (the one /proc/locks names), $CHILD the sleep's, said through the FIFO
+hold() {
+        "$@" flock -o $L sh -c "echo \$\$ >$FIFO; exec sleep 600" &
+        HOLDER=$!
+        read -r CHILD <"$FIFO"
+        [ -n "$CHILD" ] || fail "no holder"
+}
+stop_holder() {
+        [ -n "${HOLDER:-}" ] || return 0
+        kill "$CHILD" "$HOLDER" 2>/dev/null || true
+        wait "$HOLDER" 2>/dev/null || true
+        HOLDER=
 }
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
@@ -31,20 +41,14 @@ expect_in "$WORK/err" "Permission denied"
 # an older hpfilld's lock file (0644), already held by nobody: replaced, the fill goes on
 chmod 644 $L
 old=$(stat -c %i $L)
-as_nobody flock -o $L sh -c "echo held >$FIFO; exec sleep 600" &
-HOLDER=$!
-read -r line <"$FIFO"
-[ "$line" = held ] || fail "no holder: '$line'"
+hold setpriv --reuid=65534 --regid=65534 --clear-groups
 expect_rc 0 "$HPFILLD" --once --lock-timeout 2 --pool "2M:node$first=20"
 [ "$(node_nr "$first" 2048)" = 20 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 20"
 [ "$(stat -c '%u %a' $L)" = "0 600" ] && [ "$(stat -c %i $L)" != "$old" ] || fail "the 0644 lock file was kept"
 stop_holder
-HOLDER=
 
 # status names who really holds it: here flock(1), which is no fill
-flock -o $L sh -c "echo held >$FIFO; exec sleep 600" &
-HOLDER=$!
-read -r line <"$FIFO"
+hold env
 expect_rc 0 "$HPFILLD" status
 expect_in "$WORK/out" "^The host lock is held by pid $HOLDER \(flock, not a fill that said what it does\)$"
 expect_rc 0 as_nobody "$HPFILLD" status
@@ -52,7 +56,6 @@ expect_in "$WORK/out" "^The host lock is held by pid $HOLDER \(flock, not a fill
 expect_rc 1 "$HPFILLD" --once --lock-timeout 1 --pool "2M:node$first=30"
 expect_in "$WORK/err" "Another fill is running: pid $HOLDER \(flock, not a fill that said what it does\)"
 stop_holder
-HOLDER=
 
 # a lock file of another owner: refused, nothing changed
 chown nobody $L
