@@ -8,3 +8,6 @@
  * be a directory of our own that no other user can write: a file others could plant there
  * would be taken for ours. Returns an O_PATH-less directory fd, or a negative errno. */
 int rundir_open(int rootfd);
+/* The same for a reader (hpfilld status, any user): never made, -ENOENT where missing; it
+ * must be root's or the caller's, and written by no one else. */
+int rundir_open_existing(int rootfd);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 
 #include "kernel/topology.h"
 #include "settings/conf.h"
@@ -14,6 +16,13 @@
  * error whose message is in @e. */
 typedef int (*daemon_load_fn)(int rootfd, struct config *c, void *userdata, struct error *e);
 
+/* At most one refill on memory coming online per this many seconds; the rest wait for it */
+#define DAEMON_HOTPLUG_INTERVAL_S 10u
+/* The kernel's multicast group of uevents (libudev's are group 2) */
+#define UEVENT_KERNEL_GROUP 1u
+/* Pure: whether a uevent datagram came from the kernel: from port 0, to its group, with the
+ * credentials (SO_PASSCRED) of pid 0, uid 0. */
+bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const struct ucred *cred);
 /* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
 bool uevent_is_memory_online(const char *buf, size_t len);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,5 +27,11 @@ struct hostlock_holder {
  * after the wait, -ECANCELED when a stop signal came while waiting, or another negative
  * errno; each said in the log. */
 int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited);
+/* The pid that holds the flock() of @fd (the lock file), as the kernel's /proc/locks says:
+ * -ENOENT when none. */
+int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);
+/* Who holds the lock of @fd, in words: the kernel's holder, with what it says it does where
+ * the file's line is its own. */
+void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size);
 /* Parses the holder line of the lock file. */
 int hostlock_parse(const char *s, struct hostlock_holder *ret);

@@ -57,6 +57,6 @@ struct job {
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how
  * many entries it found, or a negative errno. */
-int job_recover_journal(int rootfd);
+int job_recover_journal(int rootfd, bool host);
 /* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */
 int job_run(struct job *j, const struct config *c);

@@ -3,6 +3,8 @@
  * what a fill records for it, and the formatter. */
 #pragma once
 
+#include "fill/journal.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +80,11 @@ struct metrics {
 
 /* Writes @m in the exposition format; -errno on a write error. Pure. */
 int metrics_format(FILE *f, const struct metrics *m);
+/* The journal's entries whose owner is gone (journal_inspect()), one hpfilld_journal_entry
+ * each; -errno on a write error. Pure. */
+int metrics_format_journal(FILE *f, const struct journal_outcome *o, int n);
+/* "stale", "restored"...: the result's name in the metrics and in JSON. */
+const char *journal_result_name(enum journal_result r);
 
 /* Recording a fill (the job adds to it, then main or the daemon writes it out). */
 int fill_record_add_size(struct fill_record *r, uint64_t page_size, uint64_t elapsed_ns, unsigned rounds, bool met);

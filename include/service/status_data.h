@@ -14,12 +14,14 @@
 
 struct status_data {
         int rootfd;
+        bool host; /* the root is this machine's "/" */
         struct topology t;
         struct pool_counts *counts; /* [size * t.n_nodes + node index] */
         bool have_record;           /* a record of the last fill is there (METRICS_RECORD_FILE) ... */
         struct fill_record rec;     /* ... and whole (valid): its outcome, targets and reservations */
         struct journal_outcome journal[JOURNAL_MAX];
         int n_journal;
+        char lock_holder[512]; /* who holds the host lock, in words; "" for no one */
         struct reserve_found *reserves; /* on disk, now */
         int n_reserves;
 };

@@ -33,6 +33,12 @@ struct config {
 
 #define CONFIG_INIT { .mode = FILL_MODE_AUTO, .min_percent = 100 }
 
+/* Bounds of the configuration, each a clear error naming the file (and line) beyond it: sections
+ * of one file, [Pool] and [Reserve] sections of all files together (each is checked against
+ * those before it), and drop-in files in the drop-in directories together. */
+#define CONFIG_SECTIONS_MAX 1024u
+#define CONFIG_DROPINS_MAX 256u
+
 /* The default files below @root_path ("" for the host), in the order they apply. */
 #define CONFIG_MAIN_FILE "etc/hpfilld.conf"
 #define CONFIG_DROPIN_DIRS { "usr/lib/hpfilld.conf.d", "run/hpfilld.conf.d", "etc/hpfilld.conf.d" }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Generous caps for files without a fixed size: the kernel command line (bootconfig makes it
  * long), node and CPU lists, and the mount table (a Kubernetes node has thousands of mounts). */
@@ -22,10 +23,17 @@ int read_text_line_at(int dirfd, const char *path, size_t max, char **ret);
 int read_line_at(int dirfd, const char *path, char *buf, size_t size);
 /* A decimal counter, as sysfs prints them: digits and one optional newline, nothing else (-EBADMSG). */
 int read_u64_at(int dirfd, const char *path, uint64_t *ret);
+/* The same, from an fd opened by the caller (at its start). */
+int read_u64_fd(int fd, uint64_t *ret);
 /* Writes "@v\n" in one write(); sysfs takes the value whole or not at all. */
 int write_u64_at(int dirfd, const char *path, uint64_t v);
 /* Writes a short string in one write() to the kernel attribute @path (open_attr_at()). */
 int write_string_at(int dirfd, const char *path, const char *s);
+/* The same, to an fd the caller opened for writing (a file of a fake tree is cut to it). */
+int write_string_fd(int fd, const char *s);
+/* Opens @path with @flags (and @mode, for O_CREAT), never following a symbolic link in its
+ * place (-ELOOP), non-blocking, and only a regular file (-EBADFD); its stat in @ret_st. */
+int open_regular_at(int dirfd, const char *path, int flags, mode_t mode, struct stat *ret_st);
 /* Opens the kernel attribute (sysfs, /proc/sys) @path for writing, as it is: never created
  * (missing: -ENOENT), never truncated, a symbolic link in its place refused (-ELOOP, not
  * followed: a tree under --root may be others'), and anything but a regular file (a FIFO, a

@@ -2,6 +2,10 @@
 /* The journal of host settings a fill changes for its length: an entry per setting under
  * /run/hpfilld, written and synced before the change, removed once the value is put back. */
 #include <dirent.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +19,7 @@
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/replace.h"
+#include "util/sanitize.h"
 
 int journal_format(const struct journal_entry *e, char *buf, size_t size) {
         int n = snprintf(buf, size, "path=%s found=%" PRIu64 " set=%" PRIu64 " pid=%d start=%" PRIu64 "\n", e->path,
@@ -22,20 +27,95 @@ int journal_format(const struct journal_entry *e, char *buf, size_t size) {
         return n < 0 || (size_t) n >= size ? -E2BIG : n;
 }
 
+/* The settings a fill changes for its length, and so the only ones an entry may name. */
+static const char *const journal_settings[] = { "nr_overcommit_hugepages" };
+
+#define POOLS_DIR "sys/kernel/mm/hugepages/"
+
+/* "sys/kernel/mm/hugepages/hugepages-<digits>kB/<a setting of journal_settings>", exactly. */
+static bool setting_path_valid(const char *path) {
+        const char *p = path + strlen(POOLS_DIR "hugepages-");
+        size_t digits;
+
+        if (strncmp(path, POOLS_DIR "hugepages-", strlen(POOLS_DIR "hugepages-")) != 0)
+                return false;
+        digits = strspn(p, "0123456789");
+        if (digits == 0 || digits > 20 || strncmp(p + digits, "kB/", 3) != 0)
+                return false;
+        p += digits + 3;
+        for (size_t i = 0; i < ELEMENTSOF(journal_settings); i++)
+                if (strcmp(p, journal_settings[i]) == 0)
+                        return true;
+        return false;
+}
+
 int journal_parse(const char *s, struct journal_entry *ret) {
         struct journal_entry e = {};
-        int pid;
+        int pid, n = 0;
 
-        if (sscanf(s, "path=%159s found=%" SCNu64 " set=%" SCNu64 " pid=%d start=%" SCNu64, e.path, &e.found, &e.set,
-                   &pid, &e.start_time) != 5 || pid <= 0)
+        /* one line of hpfilld's own making: anything else (control characters, more fields, a
+         * second line) is not an entry */
+        if (sscanf(s, "path=%159s found=%" SCNu64 " set=%" SCNu64 " pid=%d start=%" SCNu64 "%n", e.path, &e.found,
+                   &e.set, &pid, &e.start_time, &n) != 5 || pid <= 0 || (s[n] && strcmp(s + n, "\n") != 0) ||
+            has_controls(e.path))
                 return -EBADMSG;
-        /* a setting of the hugetlb pools, nothing else: the entry names what a later run writes */
-        if (strncmp(e.path, "sys/kernel/mm/hugepages/hugepages-", 34) != 0 || strstr(e.path, "..") ||
-            strchr(e.path + 34, '/') != strrchr(e.path, '/'))
+        /* a setting a fill changes, nothing else: the entry names what a later run writes */
+        if (!setting_path_valid(e.path))
                 return -EBADMSG;
         e.pid = pid;
         *ret = e;
         return 0;
+}
+
+/* The setting's file, opened without following a symbolic link anywhere on the way: each
+ * directory down to hugepages-<N>kB must be a real one (O_NOFOLLOW alone guards only the last
+ * component, and a tree under --root, or a forged entry, may name a link to any file), and the
+ * file a regular one (sysfs attributes are). -ELOOP or -ENOTDIR for a link on the way, -ENOENT
+ * for a page size this kernel does not offer, -EBADFD for a file that is not regular. */
+static int open_setting(int rootfd, bool host, const char *path, int flags) {
+        _cleanup_(closep) int dirfd = -1;
+        const char *p = path;
+
+        for (const char *slash; (slash = strchr(p, '/')); p = slash + 1) {
+                char name[NAME_MAX + 1];
+                int next;
+
+                if ((size_t) (slash - p) >= sizeof(name))
+                        return -ENAMETOOLONG;
+                memcpy(name, p, (size_t) (slash - p));
+                name[slash - p] = 0;
+                next = openat(dirfd < 0 ? rootfd : dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return -errno;
+                closep(&dirfd);
+                dirfd = next;
+        }
+        if (dirfd < 0)
+                return -EINVAL;
+        if (host) {
+                /* the host's own: on sysfs, not a file a mount or a bind mount put in its place */
+                struct statfs sfs;
+
+                if (fstatfs(dirfd, &sfs) < 0)
+                        return -errno;
+                if (sfs.f_type != SYSFS_MAGIC)
+                        return -EXDEV;
+        }
+        return open_regular_at(dirfd, p, flags, 0, NULL);
+}
+
+static int setting_read(int rootfd, bool host, const char *path, uint64_t *ret) {
+        _cleanup_(closep) int fd = open_setting(rootfd, host, path, O_RDONLY);
+
+        return fd < 0 ? fd : read_u64_fd(fd, ret);
+}
+
+static int setting_write(int rootfd, bool host, const char *path, uint64_t v) {
+        _cleanup_(closep) int fd = open_setting(rootfd, host, path, O_WRONLY);
+        char text[24];
+
+        (void) snprintf(text, sizeof(text), "%" PRIu64 "\n", v);
+        return fd < 0 ? fd : write_string_fd(fd, text);
 }
 
 /* "changed.hugepages-2048kB.nr_overcommit_hugepages": the last two components of the path */
@@ -90,23 +170,33 @@ int journal_forget(int rootfd, const char *path) {
         return 0;
 }
 
-/* One entry: put back, or say why not. */
-static void recover_one(int rootfd, int dirfd, const char *name, struct journal_outcome *o) {
+/* An entry whose setting cannot be opened as a pool's setting names something else. */
+static bool names_no_setting(int r) {
+        return r == -ELOOP || r == -ENOTDIR || r == -ENOENT || r == -EBADFD || r == -EBADMSG || r == -EXDEV;
+}
+
+/* One entry of an owner that is gone: what it left, and with @repair, put back. */
+static void recover_one(int rootfd, bool host, int dirfd, const char *name, bool repair, struct journal_outcome *o) {
         int r;
 
-        r = read_u64_at(rootfd, o->entry.path, &o->now);
+        r = setting_read(rootfd, host, o->entry.path, &o->now);
         if (r < 0) {
-                o->result = JOURNAL_FAILED;
+                o->result = names_no_setting(r) ? JOURNAL_INVALID : JOURNAL_FAILED;
                 o->error = r;
                 return;
         }
         if (o->now != o->entry.set) {
                 /* someone set it since: theirs is the value the admin wants */
                 o->result = JOURNAL_CHANGED;
-                (void) unlinkat(dirfd, name, 0);
+                if (repair)
+                        (void) unlinkat(dirfd, name, 0);
                 return;
         }
-        r = write_u64_at(rootfd, o->entry.path, o->entry.found);
+        if (!repair) {
+                o->result = JOURNAL_STALE;
+                return;
+        }
+        r = setting_write(rootfd, host, o->entry.path, o->entry.found);
         if (r < 0) {
                 o->result = r == -EACCES || r == -EPERM ? JOURNAL_DENIED : JOURNAL_FAILED;
                 o->error = r;
@@ -116,15 +206,18 @@ static void recover_one(int rootfd, int dirfd, const char *name, struct journal_
         (void) unlinkat(dirfd, name, 0);
 }
 
-int journal_recover(int rootfd, struct journal_outcome *ret, size_t max) {
+/* Whether @name is the entry a fill makes for the path in @e. */
+static bool entry_is_named(const struct journal_entry *e, const char *name) {
+        char want[192];
+
+        return entry_name(e->path, want, sizeof(want)) >= 0 && strcmp(want, name) == 0;
+}
+
+static int journal_walk(int rootfd, bool host, int fd, bool repair, struct journal_outcome *ret, size_t max) {
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
         size_t n = 0;
-        int fd;
 
-        fd = openat(rootfd, RUNDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
         d = fdopendir(fd);
         if (!d) {
                 closep(&fd);
@@ -134,45 +227,88 @@ int journal_recover(int rootfd, struct journal_outcome *ret, size_t max) {
                 _cleanup_(freep) char *text = NULL;
                 struct journal_outcome *o = &ret[n];
                 size_t len = strlen(de->d_name);
+                int r;
 
                 if (strncmp(de->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) != 0 ||
                     (len > 4 && strcmp(de->d_name + len - 4, ".tmp") == 0))
                         continue;
-                *o = (struct journal_outcome) {};
-                if (read_full_file_at(dirfd(d), de->d_name, 4096, &text, NULL) < 0 ||
-                    journal_parse(text, &o->entry) < 0)
-                        continue;
-                if (proc_is(rootfd, o->entry.pid, o->entry.start_time))
-                        continue; /* its owner still runs, and puts it back itself */
-                recover_one(rootfd, dirfd(d), de->d_name, o);
+                *o = (struct journal_outcome) { .inspected = !repair };
+                (void) snprintf(o->name, sizeof(o->name), "%s", de->d_name);
                 n++;
+                /* hpfilld's own files, or not an entry: never a path to write to */
+                r = read_full_file_at(dirfd(d), de->d_name, 4096, &text, NULL);
+                if (r >= 0)
+                        r = journal_parse(text, &o->entry);
+                if (r >= 0 && !entry_is_named(&o->entry, de->d_name))
+                        r = -EBADMSG;
+                if (r < 0) {
+                        o->entry = (struct journal_entry) {};
+                        o->result = JOURNAL_INVALID;
+                        o->error = r;
+                        continue;
+                }
+                if (proc_is(rootfd, o->entry.pid, o->entry.start_time)) {
+                        n--; /* its owner still runs, and puts it back itself */
+                        continue;
+                }
+                recover_one(rootfd, host, dirfd(d), de->d_name, repair, o);
         }
         return (int) n;
 }
 
+int journal_recover(int rootfd, bool host, struct journal_outcome *ret, size_t max) {
+        int fd = rundir_open(rootfd);
+
+        return fd < 0 ? fd : journal_walk(rootfd, host, fd, true, ret, max);
+}
+
+int journal_inspect(int rootfd, bool host, struct journal_outcome *ret, size_t max) {
+        int fd = rundir_open_existing(rootfd);
+
+        if (fd == -ENOENT)
+                return 0;
+        return fd < 0 ? fd : journal_walk(rootfd, host, fd, false, ret, max);
+}
+
 void journal_describe(const struct journal_outcome *o, char *buf, size_t size) {
         const struct journal_entry *e = &o->entry;
+        char name[4 * sizeof(o->name)];
 
         switch (o->result) {
         case JOURNAL_RESTORED:
                 (void) snprintf(buf, size,
-                                "Put /%s back to %" PRIu64 ": pid %d raised it to %" PRIu64
+                                "Put %s/%s back to %" PRIu64 ": pid %d raised it to %" PRIu64
                                 " and ended before it put it back",
-                                e->path, e->found, (int) e->pid, e->set);
+                                shown_root(), e->path, e->found, (int) e->pid, e->set);
+                return;
+        case JOURNAL_STALE:
+                (void) snprintf(buf, size,
+                                "%s/%s is still %" PRIu64 ": pid %d, which is gone, raised it from %" PRIu64
+                                " and did not put it back; the next fill puts it back",
+                                shown_root(), e->path, e->set, (int) e->pid, e->found);
                 return;
         case JOURNAL_CHANGED:
                 (void) snprintf(buf, size,
-                                "Left %s/%s at %" PRIu64 ": pid %d, which is gone, had set it to %" PRIu64 " (from %" PRIu64
-                                "), but it was changed since",
-                                shown_root(), e->path, o->now, (int) e->pid, e->set, e->found);
+                                "%s %s/%s at %" PRIu64 ": pid %d, which is gone, had set it to %" PRIu64 " (from %" PRIu64
+                                "), but it was changed since%s",
+                                o->inspected ? "The next fill leaves" : "Left", shown_root(), e->path, o->now,
+                                (int) e->pid, e->set, e->found, o->inspected ? " (and drops the entry)" : "");
+                return;
+        case JOURNAL_INVALID:
+                escape_controls(name, sizeof(name), o->name);
+                (void) snprintf(buf, size,
+                                "%s/" RUNDIR "/%s is not an entry hpfilld makes, or names no pool setting: %s; left "
+                                "alone, nothing written",
+                                shown_root(), name, strerror(-o->error));
                 return;
         case JOURNAL_DENIED:
         case JOURNAL_FAILED:
                 (void) snprintf(buf, size,
                                 "%s/%s is still %" PRIu64 " as pid %d, which is gone, set it (it was %" PRIu64
-                                "), and cannot be put back: %s%s",
-                                shown_root(), e->path, e->set, (int) e->pid, e->found, strerror(-o->error),
-                                o->result == JOURNAL_DENIED ? " (run hpfilld status as root)" : "");
+                                "), and cannot be %s: %s%s",
+                                shown_root(), e->path, e->set, (int) e->pid, e->found,
+                                o->inspected ? "read" : "put back", strerror(-o->error),
+                                o->result == JOURNAL_DENIED ? " (a fill as root puts it back)" : "");
                 return;
         }
 }

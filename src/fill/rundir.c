@@ -15,22 +15,30 @@ static int make_dir(int dirfd, const char *name) {
         return fchmodat(dirfd, name, 0755, 0) < 0 ? -errno : 0;
 }
 
-int rundir_open(int rootfd) {
+/* RUNDIR as it is, if ours (@owner) or root's and written by no one else. */
+static int open_checked(int rootfd, uid_t owner) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
-        int r;
 
-        r = make_dir(rootfd, "run");
-        if (r >= 0)
-                r = make_dir(rootfd, RUNDIR);
-        if (r < 0)
-                return r;
         fd = openat(rootfd, RUNDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (st.st_uid != geteuid() || (st.st_mode & 0022))
+        if ((st.st_uid != owner && st.st_uid != 0) || (st.st_mode & 0022))
                 return -EPERM;
         return TAKE_FD(fd);
+}
+
+int rundir_open(int rootfd) {
+        int r;
+
+        r = make_dir(rootfd, "run");
+        if (r >= 0)
+                r = make_dir(rootfd, RUNDIR);
+        return r < 0 ? r : open_checked(rootfd, geteuid());
+}
+
+int rundir_open_existing(int rootfd) {
+        return open_checked(rootfd, geteuid());
 }

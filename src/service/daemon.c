@@ -49,7 +49,9 @@ struct daemon {
         bool host;
         daemon_load_fn load;
         void *userdata;
-        int sig_fd, uevent_fd, watchdog_fd;
+        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd;
+        uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
+        bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
         struct config config;
         struct stop stop;
         uint64_t watchdog_usec;
@@ -196,14 +198,23 @@ static void release_pools(struct daemon *d) {
         daemon_pools_release(d->rootfd, &d->t, &d->config, d->found);
 }
 
+bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const struct ucred *cred) {
+        /* the kernel sends from port 0 to its multicast group 1; anyone with CAP_NET_ADMIN in our
+         * network namespace may send to our port (our pid, usually) from another: not the kernel */
+        return sa_len == sizeof(*sa) && sa->nl_family == AF_NETLINK && sa->nl_pid == 0 &&
+               sa->nl_groups == UEVENT_KERNEL_GROUP && cred && cred->pid == 0 && cred->uid == 0;
+}
+
 static int open_uevents(void) {
-        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 /* kernel uevents */ };
-        int fd;
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = UEVENT_KERNEL_GROUP };
+        int fd, one = 1;
 
         fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
         if (fd < 0)
                 return -errno;
-        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+        /* SCM_CREDENTIALS on every message: the kernel's say pid 0, uid 0 */
+        if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+            bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
                 int r = -errno;
                 closep(&fd);
                 return r;
@@ -211,14 +222,38 @@ static int open_uevents(void) {
         return fd;
 }
 
-/* Reads every pending uevent; true if one says memory came online. */
+/* Reads every pending uevent; true if one of the kernel's says memory came online. Others'
+ * (a forged one sent to our port) are dropped, said once at debug level. */
 static bool drain_uevents(int fd) {
         char buf[8192];
         bool online = false;
         ssize_t n;
 
-        while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+        for (;;) {
+                union {
+                        struct cmsghdr h;
+                        char buf[CMSG_SPACE(sizeof(struct ucred))];
+                } control;
+                struct sockaddr_nl sa = {};
+                struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+                struct msghdr m = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1,
+                                    .msg_control = &control, .msg_controllen = sizeof(control) };
+                const struct ucred *cred = NULL;
+
+                n = recvmsg(fd, &m, MSG_DONTWAIT);
+                if (n <= 0)
+                        break;
+                for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+                        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+                            c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
+                                cred = (const struct ucred *) CMSG_DATA(c);
+                if (!uevent_from_kernel(&sa, m.msg_namelen, cred) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+                        log_debug("A uevent not from the kernel (port %u, group %u), ignored", (unsigned) sa.nl_pid,
+                                  (unsigned) sa.nl_groups);
+                        continue;
+                }
                 online |= uevent_is_memory_online(buf, (size_t) n);
+        }
         return online;
 }
 
@@ -254,12 +289,41 @@ static int open_fds(struct daemon *d) {
         d->uevent_fd = open_uevents();
         if (d->uevent_fd < 0)
                 log_warning_errno(d->uevent_fd, "Cannot listen for memory hotplug: %m, ignoring");
+        d->hotplug_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (d->hotplug_fd < 0)
+                log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
         if (d->watchdog_usec) {
                 d->watchdog_fd = open_watchdog(d->watchdog_usec);
                 if (d->watchdog_fd < 0)
                         log_warning_errno(d->watchdog_fd, "Cannot arm the watchdog timer: %m, ignoring");
         }
         return 0;
+}
+
+/* Memory came online: a refill, at most one per DAEMON_HOTPLUG_INTERVAL_S (hotplug of many
+ * blocks sends a uevent each; the uevents themselves are the kernel's, but a refill costs a
+ * plan, the host lock and a pass over every pool). Those that come sooner are one refill when
+ * the interval is over. */
+static void hotplug(struct daemon *d, bool timer) {
+        uint64_t now = now_ns(), next = d->hotplug_done_ns + (uint64_t) DAEMON_HOTPLUG_INTERVAL_S * 1000000000u;
+
+        if (timer && !d->hotplug_pending)
+                return;
+        if (d->hotplug_done_ns && now < next && d->hotplug_fd >= 0) {
+                struct itimerspec its = { .it_value = { .tv_sec = (time_t) ((next - now) / 1000000000u),
+                                                        .tv_nsec = (long) ((next - now) % 1000000000u) } };
+
+                if (!d->hotplug_pending)
+                        log_info("Memory came online; filling again in %" PRIu64 " ms (one refill per %u s)",
+                                 (next - now) / 1000000, DAEMON_HOTPLUG_INTERVAL_S);
+                d->hotplug_pending = timerfd_settime(d->hotplug_fd, 0, &its, NULL) >= 0;
+                if (d->hotplug_pending)
+                        return;
+        }
+        d->hotplug_pending = false;
+        log_info("Memory came online, filling again");
+        (void) fill(d, true, "hpfilld daemon, memory came online");
+        d->hotplug_done_ns = now_ns();
 }
 
 /* SIGHUP: the configuration anew, then a fill. A bad one changes nothing: the plan in use
@@ -288,15 +352,16 @@ static void reload(struct daemon *d) {
 /* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online. */
 static int idle(struct daemon *d) {
         for (;;) {
-                struct pollfd p[3] = {
+                struct pollfd p[4] = {
                         { .fd = d->sig_fd, .events = POLLIN },
                         { .fd = d->uevent_fd, .events = POLLIN },
                         { .fd = d->watchdog_fd, .events = POLLIN },
+                        { .fd = d->hotplug_fd, .events = POLLIN },
                 };
                 struct signalfd_siginfo si;
 
                 /* idle: no timeout, nothing to poll for but these */
-                if (poll(p, 3, -1) < 0) {
+                if (poll(p, 4, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(errno, "poll: %m");
@@ -308,9 +373,13 @@ static int idle(struct daemon *d) {
                         (void) !read(d->watchdog_fd, &expirations, sizeof(expirations));
                         (void) notifyf("WATCHDOG=1");
                 }
-                if (p[1].revents & POLLIN && drain_uevents(d->uevent_fd)) {
-                        log_info("Memory came online, filling again");
-                        (void) fill(d, true, "hpfilld daemon, memory came online");
+                if (p[3].revents & POLLIN) {
+                        uint64_t expirations;
+
+                        (void) !read(d->hotplug_fd, &expirations, sizeof(expirations));
+                        hotplug(d, true);
+                } else if (p[1].revents & POLLIN && drain_uevents(d->uevent_fd)) {
+                        hotplug(d, false);
                 } else if (p[0].revents & POLLIN && read(d->sig_fd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
                         if (si.ssi_signo != SIGHUP) {
                                 /* SIGTERM, SIGINT and every other stop signal */
@@ -335,6 +404,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
                 .sig_fd = -1,
                 .uevent_fd = -1,
                 .watchdog_fd = -1,
+                .hotplug_fd = -1,
         };
         struct error e = {};
         int r, ret = EXIT_FAIL;
@@ -375,6 +445,7 @@ out:
         closep(&d.sig_fd);
         closep(&d.uevent_fd);
         closep(&d.watchdog_fd);
+        closep(&d.hotplug_fd);
         config_done(&d.config);
         topology_done(&d.t);
         free(d.found);

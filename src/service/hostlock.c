@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "fill/rundir.h"
@@ -15,7 +18,10 @@
 #include "kernel/proc.h"
 #include "service/hostlock.h"
 #include "util/clock.h"
+#include "util/fileio.h"
 #include "util/log.h"
+#include "util/macro.h"
+#include "util/sanitize.h"
 
 int hostlock_parse(const char *s, struct hostlock_holder *ret) {
         struct hostlock_holder h = {};
@@ -30,23 +36,73 @@ int hostlock_parse(const char *s, struct hostlock_holder *ret) {
         return 0;
 }
 
-static void describe_holder(int rootfd, int fd, char *buf, size_t size) {
+int hostlock_holder_pid(int rootfd, int fd, pid_t *ret) {
+        _cleanup_(freep) char *text = NULL;
+        struct stat st;
+        int r;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        /* "1: FLOCK  ADVISORY  WRITE 1234 00:1a:5678 0 EOF"; a waiter's line has "->" first */
+        r = read_full_file_at(rootfd, "proc/locks", FILEIO_LINE_MAX, &text, NULL);
+        if (r < 0)
+                return r;
+        for (char *line = text, *next; line && *line; line = next) {
+                unsigned maj, min;
+                unsigned long long ino;
+                char type[16];
+                int pid;
+
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%llu", type, &pid, &maj, &min, &ino) == 5 &&
+                    strcmp(type, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+                    ino == (unsigned long long) st.st_ino && pid > 0) {
+                        *ret = pid;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size) {
         struct hostlock_holder h;
-        char line[256] = "", when[32] = "?";
+        char line[256] = "", when[32] = "?", comm[64] = "", shown[4 * sizeof(h.what)];
+        pid_t pid = 0;
         struct tm tm;
+        bool valid;
         time_t t;
         ssize_t n;
+        int r;
 
+        /* who holds it, as the kernel says: the line in the file is only what its last writer
+         * said of itself, and a process that is no fill (anyone who could open the file) says
+         * nothing */
+        r = hostlock_holder_pid(rootfd, fd, &pid);
         n = pread(fd, line, sizeof(line) - 1, 0);
-        /* the line of a holder that has gone, left until the next one writes its own */
-        if (n <= 0 || hostlock_parse(line, &h) < 0 || (h.start_time && !proc_is(rootfd, h.pid, h.start_time))) {
+        valid = n > 0 && hostlock_parse(line, &h) >= 0 && (!h.start_time || proc_is(rootfd, h.pid, h.start_time));
+        if (r < 0 && valid)
+                pid = h.pid; /* no /proc/locks (a tree under --root): the line's word */
+        if (r < 0 && !valid) {
                 (void) snprintf(buf, size, "another process (it has not said which yet)");
+                return;
+        }
+        if (!valid || h.pid != pid) {
+                char path[64];
+
+                (void) snprintf(path, sizeof(path), "proc/%d/comm", (int) pid);
+                if (read_line_at(rootfd, path, comm, sizeof(comm)) < 0)
+                        (void) snprintf(comm, sizeof(comm), "?");
+                escape_controls(shown, sizeof(shown), comm);
+                (void) snprintf(buf, size, "pid %d (%s, not a fill that said what it does)", (int) pid, shown);
                 return;
         }
         t = (time_t) h.since;
         if (localtime_r(&t, &tm))
                 (void) strftime(when, sizeof(when), "%H:%M:%S", &tm);
-        (void) snprintf(buf, size, "pid %d (%s, since %s)", (int) h.pid, h.what, when);
+        escape_controls(shown, sizeof(shown), h.what);
+        (void) snprintf(buf, size, "pid %d (%s, since %s)", (int) h.pid, shown, when);
 }
 
 static int write_holder(int rootfd, int fd, const char *what) {
@@ -90,6 +146,46 @@ static int wait_for(int fd, unsigned timeout_s, struct stop *stop) {
         }
 }
 
+/* The lock file: a regular file of ours, mode 0600 (flock() needs only a descriptor, and one
+ * opened for reading is enough: a file others may open is a lock anyone may hold). One of ours
+ * with another mode (an older hpfilld made it 0644; anyone may hold a descriptor of it since)
+ * is replaced, never reused; another owner's is refused. */
+static int open_lock(int dirfd) {
+        for (unsigned tries = 0;; tries++) {
+                _cleanup_(closep) int fd = -1;
+                struct stat st;
+
+                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT, 0600, &st);
+                if (fd < 0)
+                        return fd;
+                if (st.st_uid != geteuid())
+                        return -EPERM;
+                if ((st.st_mode & 07777) == 0600)
+                        return TAKE_FD(fd);
+                if (tries >= 3)
+                        return -EPERM;
+                /* whoever opened the old one holds a lock on nothing once it is gone */
+                if (unlinkat(dirfd, HOSTLOCK_FILE, 0) < 0 && errno != ENOENT)
+                        return -errno;
+        }
+}
+
+/* Whether @fd is still the file of that name: another fill may have replaced it (open_lock())
+ * between our open and our flock(). */
+static bool lock_in_place(int dirfd, int fd) {
+        struct stat a, b;
+
+        return fstat(fd, &a) >= 0 && fstatat(dirfd, HOSTLOCK_FILE, &b, AT_SYMLINK_NOFOLLOW) >= 0 &&
+               a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static const char *lock_error(int r) {
+        return r == -EPERM    ? "not a file of this user's, mode 0600: refused"
+               : r == -EBADFD ? "not a regular file: refused"
+               : r == -ELOOP  ? "a symbolic link: refused"
+                              : strerror(-r);
+}
+
 int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited) {
         _cleanup_(closep) int dirfd = -1, fd = -1;
         char holder[256];
@@ -98,20 +194,24 @@ int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop 
         dirfd = rundir_open(rootfd);
         if (dirfd < 0)
                 return log_error_errno(dirfd, "Cannot open %s/" RUNDIR ": %m", shown_root());
-        fd = openat(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-        if (fd < 0)
-                return log_error_errno(errno, "Cannot open %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
         *ret_waited = false;
+again:
+        closep(&fd);
+        fd = open_lock(dirfd);
+        if (fd < 0) {
+                log_error("Cannot open %s/" RUNDIR "/" HOSTLOCK_FILE ": %s", shown_root(), lock_error(fd));
+                return fd;
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 *ret_waited = true;
                 if (errno != EWOULDBLOCK)
                         return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
-                describe_holder(rootfd, fd, holder, sizeof(holder));
+                hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                 log_notice("Another fill is running: %s; waiting up to %u s for it to end (--lock-timeout)", holder,
                            timeout_s);
                 r = wait_for(fd, timeout_s, stop);
                 if (r == -ETIMEDOUT) {
-                        describe_holder(rootfd, fd, holder, sizeof(holder));
+                        hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                         return log_error_errno(r, "Gave up after %u s: the fill of %s still runs", timeout_s, holder);
                 }
                 if (r == -ECANCELED)
@@ -121,6 +221,8 @@ int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop 
                         return log_error_errno(r, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 log_info("The other fill has ended, going on");
         }
+        if (!lock_in_place(dirfd, fd))
+                goto again;
         r = write_holder(rootfd, fd, what);
         if (r < 0)
                 log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring", shown_root());

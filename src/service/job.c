@@ -576,12 +576,12 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         return r < 0 || tally.failed || tally.interrupted ? EXIT_FAIL : tally.short_ ? EXIT_SHORT : EXIT_OK;
 }
 
-int job_recover_journal(int rootfd) {
+int job_recover_journal(int rootfd, bool host) {
         struct journal_outcome o[JOURNAL_MAX];
         char line[512];
         int n;
 
-        n = journal_recover(rootfd, o, ELEMENTSOF(o));
+        n = journal_recover(rootfd, host, o, ELEMENTSOF(o));
         if (n < 0)
                 return log_warning_errno(n, "Cannot read the journal in %s/" RUNDIR ": %m, ignoring", shown_root());
         for (int i = 0; i < n; i++) {
@@ -671,7 +671,7 @@ static int lock_host(struct job *j, const struct topology *t, const struct confi
         if (fd < 0)
                 return -1;
         /* what a fill that died left raised: put back before we read the pools */
-        job_recover_journal(j->rootfd);
+        job_recover_journal(j->rootfd, j->host);
         *ret = waited || p->n_reserves > 0 || counts_changed(j->rootfd, t, *counts)
                        ? plan_checked(j, t, c, caps, counts, p, reserves)
                        : EXIT_OK;

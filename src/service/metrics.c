@@ -18,15 +18,21 @@ static const char *const reserve_state_names[_MR_MAX] = {
         [MR_ABSENT] = "absent",
 };
 
-/* A label value: backslash, double quote and newline escaped, as the format wants. */
+/* A label value: backslash and double quote escaped, as the format wants, and each control
+ * (escape_controls()'s: C0, DEL, C1, bytes that are not UTF-8) as \ooo, backslash escaped in
+ * turn: a terminal that shows the metrics (hpfilld status --format=prometheus) gets none. */
 static void put_label_value(FILE *f, const char *s) {
-        for (; *s; s++) {
-                if (*s == '\\' || *s == '"')
-                        fprintf(f, "\\%c", *s);
-                else if (*s == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*s, f);
+        while (*s) {
+                size_t n = text_plain_len(s);
+
+                if (n == 0)
+                        fprintf(f, "\\\\%03o", (unsigned char) *s++);
+                else if (*s == '\\' || *s == '"')
+                        fprintf(f, "\\%c", *s++);
+                else {
+                        (void) fwrite(s, 1, n, f);
+                        s += n;
+                }
         }
 }
 
@@ -150,6 +156,32 @@ static void format_reserves(FILE *f, const struct metrics_reserve *rs, size_t n)
                 }
 }
 
+static const char *const journal_result_names[] = {
+        [JOURNAL_RESTORED] = "restored", [JOURNAL_CHANGED] = "changed", [JOURNAL_FAILED] = "failed",
+        [JOURNAL_DENIED] = "denied",     [JOURNAL_STALE] = "stale",     [JOURNAL_INVALID] = "invalid",
+};
+
+const char *journal_result_name(enum journal_result r) {
+        return (size_t) r < ELEMENTSOF(journal_result_names) ? journal_result_names[r] : "invalid";
+}
+
+int metrics_format_journal(FILE *f, const struct journal_outcome *o, int n) {
+        header(f, "hpfilld_journal_entry", "gauge",
+               "A host setting a fill that ended left changed, 1 per journal entry: stale (the next fill puts it "
+               "back), changed (changed since: left), invalid (not an entry hpfilld makes: left alone), failed.");
+        for (int i = 0; i < n; i++) {
+                fputs("hpfilld_journal_entry{entry=\"", f);
+                put_label_value(f, o[i].name);
+                fputs("\",path=\"", f);
+                if (*o[i].entry.path) {
+                        fputc('/', f);
+                        put_label_value(f, o[i].entry.path);
+                }
+                fprintf(f, "\",result=\"%s\"} 1\n", journal_result_name(o[i].result));
+        }
+        return ferror(f) ? -EIO : 0;
+}
+
 int metrics_format(FILE *f, const struct metrics *m) {
         header(f, "hpfilld_build_info", "gauge", "hpfilld's version, as a label; the value is always 1.");
         fputs("hpfilld_build_info{version=\"", f);
@@ -197,7 +229,9 @@ int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t pa
                             uint64_t target, enum metrics_reserve_state state, const char *nodes, const char *path) {
         struct metrics_reserve *rs;
 
-        if (strlen(name) >= sizeof(rs->name) || strlen(path) >= sizeof(rs->path) || strpbrk(path, "\n") ||
+        /* control characters (escape_controls()'s) neither in the record nor out of it: status
+         * prints both to terminals */
+        if (strlen(name) >= sizeof(rs->name) || strlen(path) >= sizeof(rs->path) || has_controls(path) || has_controls(name) ||
             strlen(nodes) >= sizeof(rs->nodes) || nodes[strspn(nodes, "0123456789,")])
                 return -EINVAL;
         rs = GROW(r->reserves, r->n_reserves);
@@ -299,8 +333,9 @@ static int parse_line(const char *line, struct fill_record *r, bool *end) {
                    nodes, &n) == 6 &&
             n > 0 && i >= 0 && i < _MR_MAX && line[n] == '/') {
                 d = (uint64_t) i;
-                return fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d,
-                                               strcmp(nodes, "-") == 0 ? "" : nodes, line + n);
+                k = fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d,
+                                            strcmp(nodes, "-") == 0 ? "" : nodes, line + n);
+                return k == -EINVAL ? -EBADMSG : k; /* not one fill_record_write() writes */
         }
         return -EBADMSG;
 }

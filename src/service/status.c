@@ -2,11 +2,16 @@
 /* hpfilld status: the pools per size and node, and the last fill; for any user. */
 #include <fcntl.h>
 #include <getopt.h>
+#include <unistd.h>
+#include <linux/capability.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fill/journal.h"
+#include "fill/rundir.h"
+#include "service/caps.h"
+#include "service/hostlock.h"
 #include "util/shown.h"
 #include "util/fileio.h"
 #include "service/metrics_out.h"
@@ -30,6 +35,31 @@ const struct metrics_reserve *status_reserve_record(const struct status_data *d,
         return NULL;
 }
 
+/* What a fill that died left raised: shown, never put back here (a command that only reads
+ * writes nothing, whoever made the files it reads); the next fill does, under the host lock. */
+static void status_read_journal(struct status_data *d) {
+        d->n_journal = journal_inspect(d->rootfd, d->host, d->journal, ELEMENTSOF(d->journal));
+        if (d->n_journal < 0) {
+                log_warning_errno(d->n_journal, "Cannot read the journal in %s/" RUNDIR ": %m, ignoring", shown_root());
+                d->n_journal = 0;
+        }
+}
+
+/* Who holds the host lock, as the kernel says (hostlock.h); nothing when no one does. A user
+ * who may not read the file (mode 0600) still learns the pid and its command. */
+static void status_read_lock(struct status_data *d) {
+        _cleanup_(closep) int dirfd = rundir_open_existing(d->rootfd), fd = -1;
+        pid_t pid;
+
+        if (dirfd < 0)
+                return;
+        fd = openat(dirfd, HOSTLOCK_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                fd = openat(dirfd, HOSTLOCK_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && hostlock_holder_pid(d->rootfd, fd, &pid) >= 0)
+                hostlock_describe_holder(d->rootfd, fd, d->lock_holder, sizeof(d->lock_holder));
+}
+
 static int status_read(struct status_data *d) {
         struct error e = {};
         int r;
@@ -46,12 +76,8 @@ static int status_read(struct status_data *d) {
                 for (size_t i = 0; i < d->t.n_nodes; i++)
                         (void) pool_read_counts(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
                                                 &d->counts[s * d->t.n_nodes + i]);
-        /* a fill that died left a setting raised: put it back first, then show the pools */
-        d->n_journal = journal_recover(d->rootfd, d->journal, ELEMENTSOF(d->journal));
-        if (d->n_journal < 0) {
-                log_warning_errno(d->n_journal, "Cannot read the journal in /run/hpfilld: %m, ignoring");
-                d->n_journal = 0;
-        }
+        status_read_journal(d);
+        status_read_lock(d);
         r = metrics_record_read(d->rootfd, &d->rec);
         d->have_record = r != -ENOENT;
         if (r < 0)
@@ -136,6 +162,16 @@ int status_main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &root, &json, &prometheus);
         if (r >= 0)
                 return r;
+        /* it only reads, some of it files others may have made (a tree under --root): the
+         * capabilities to read go on (CAP_DAC_READ_SEARCH: a reservation of another owner's, mode
+         * 0600, opened for its lease; CAP_LEASE: the lease, given back at once, that tells whether
+         * a VM has it open), every one that writes or overrides a file's mode goes */
+        r = caps_drop_all_but(UINT64_C(1) << CAP_DAC_READ_SEARCH | UINT64_C(1) << CAP_LEASE, false);
+        if (r < 0) {
+                log_error_errno(r, "Cannot give up the capabilities: %m");
+                return 1;
+        }
+        d.host = strcmp(root, "/") == 0;
         d.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (d.rootfd < 0) {
                 log_error_errno(errno, "--root '%s': %m", root);
@@ -145,6 +181,10 @@ int status_main(int argc, char *argv[]) {
                 r = metrics_print(d.rootfd, stdout);
                 if (r < 0)
                         log_error_errno(r, "Cannot read the pools for the metrics: %m");
+                else {
+                        status_read_journal(&d);
+                        r = metrics_format_journal(stdout, d.journal, d.n_journal);
+                }
                 closep(&d.rootfd);
                 return r < 0 ? 1 : 0;
         }

@@ -34,23 +34,22 @@ static void print_pools(const struct status_data *d, FILE *f) {
         fputs("]", f);
 }
 
-static const char *const journal_results[] = {
-        [JOURNAL_RESTORED] = "restored",
-        [JOURNAL_CHANGED] = "changed",
-        [JOURNAL_FAILED] = "failed",
-        [JOURNAL_DENIED] = "denied",
-};
-
 static void print_journal(const struct status_data *d, FILE *f) {
         fputs(", \"journal\": [", f);
         for (int i = 0; i < d->n_journal; i++) {
                 const struct journal_outcome *o = &d->journal[i];
 
-                fprintf(f, "%s{\"path\": ", i ? ", " : "");
-                json_string(f, o->entry.path);
+                fprintf(f, "%s{\"entry\": ", i ? ", " : "");
+                json_string(f, o->name);
+                fputs(", \"path\": ", f);
+                json_string(f, *o->entry.path ? o->entry.path : NULL);
                 fprintf(f, ", \"result\": \"%s\", \"found\": %" PRIu64 ", \"set\": %" PRIu64 ", \"now\": %" PRIu64
-                           ", \"pid\": %d, \"errno\": ",
-                        journal_results[o->result], o->entry.found, o->entry.set, o->now, (int) o->entry.pid);
+                           ", \"pid\": ",
+                        journal_result_name(o->result), o->entry.found, o->entry.set, o->now);
+                if (o->entry.pid)
+                        fprintf(f, "%d, \"errno\": ", (int) o->entry.pid);
+                else
+                        fputs("null, \"errno\": ", f);
                 if (o->error)
                         fprintf(f, "%d}", -o->error);
                 else

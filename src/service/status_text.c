@@ -120,13 +120,14 @@ static void print_reserves(const struct status_data *d, FILE *f) {
         for (int i = 0; i < d->n_reserves; i++) {
                 const struct reserve_found *r = &d->reserves[i];
                 const struct metrics_reserve *rec = status_reserve_record(d, r);
-                char size[32], user[32], group[32], owner[80], file[2 * PATH_MAX], node[136];
+                char size[32], user[32], group[32], owner[80], file[2 * PATH_MAX], node[136], name[4 * NAME_MAX + 1];
 
                 (void) snprintf(owner, sizeof(owner), "%s:%s", user_name(r->uid, user), group_name(r->gid, group));
                 (void) snprintf(node, sizeof(node), "%s%s", rec && *rec->nodes ? "node" : "",
                                 !rec ? "?" : *rec->nodes ? rec->nodes : "any");
                 escape_controls(file, sizeof(file), r->path);
-                fprintf(f, "%-16s %-5s %-7s %8" PRIu64 " %8.2f %-16s %04o %-8s %s\n", r->name,
+                escape_controls(name, sizeof(name), r->name);
+                fprintf(f, "%-16s %-5s %-7s %8" PRIu64 " %8.2f %-16s %04o %-8s %s\n", name,
                         page_size_name(r->page_size, size), node, r->pages, gib(r->pages, r->page_size), owner,
                         (unsigned) r->mode, reserve_use_to_string(r->use), file);
         }
@@ -135,6 +136,8 @@ static void print_reserves(const struct status_data *d, FILE *f) {
 void status_print_text(const struct status_data *d, FILE *f) {
         print_pools(d, f);
         print_journal(d, f);
+        if (*d->lock_holder)
+                fprintf(f, "The host lock is held by %s\n", d->lock_holder);
         print_last_fill(d, f);
         print_reserves(d, f);
 }

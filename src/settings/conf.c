@@ -110,6 +110,8 @@ struct file_state {
         unsigned reserve_line;
         struct reserve_spec *reserves;
         size_t n_reserves;
+        unsigned n_sections;         /* headers read, of any kind */
+        bool too_many;               /* more than CONFIG_SECTIONS_MAX: the rest is not read */
 };
 
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
@@ -340,6 +342,14 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                         return r;
                 if (r < 0)
                         note_error(s, r, e);
+                /* a bound, not an index: each section is checked against those before it (names,
+                 * page sizes), and each file's against the files before it */
+                if (++s->n_sections > CONFIG_SECTIONS_MAX) {
+                        s->too_many = true;
+                        s->section = SECTION_BAD;
+                        return error_set(e, -E2BIG, "%s:%u: more than %u sections in one file (the most hpfilld takes)",
+                                         s->name, s->line, CONFIG_SECTIONS_MAX);
+                }
                 /* whatever the header, the keys that follow are not the last section's */
                 s->section = SECTION_BAD;
                 s->section_failed = false;
@@ -441,6 +451,33 @@ static int check_text(const char *name, const char *text, size_t len, struct err
 
 #define UTF8_BOM "\xef\xbb\xbf"
 
+/* The pools and reservations of all files together, with this one's, within the bounds: checked
+ * before the file changes anything (applied whole or not at all). */
+static int check_totals(const struct config *c, const struct file_state *s, struct error *e) {
+        size_t pools = c->n_pools, reserves = c->n_reserves;
+
+        for (size_t i = 0; i < s->n_pools; i++) {
+                bool known = false;
+
+                for (size_t k = 0; k < c->n_pools && !known; k++)
+                        known = c->pools[k].page_size == s->pools[i].page_size;
+                pools += !known;
+        }
+        for (size_t i = 0; i < s->n_reserves; i++) {
+                bool known = false;
+
+                for (size_t k = 0; k < c->n_reserves && !known; k++)
+                        known = strcmp(c->reserves[k].name, s->reserves[i].name) == 0;
+                reserves += !known;
+        }
+        if (pools + reserves > CONFIG_SECTIONS_MAX)
+                return error_set(e, -E2BIG,
+                                 "%s: with this file, more than %u [Pool] and [Reserve] sections in all the files together "
+                                 "(the most hpfilld takes)",
+                                 s->name, CONFIG_SECTIONS_MAX);
+        return 0;
+}
+
 int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e) {
         _cleanup_(freep) char *copy = NULL;
         struct error all = {}, line_e = {};
@@ -473,6 +510,8 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
                         note_error(&s, r, &line_e);
                         s.section_failed = true;
                 }
+                if (s.too_many)
+                        break;
         }
         r = finish_section(&s, &line_e);
         if (r == -ENOMEM)
@@ -487,6 +526,9 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
                 goto finish;
         }
 
+        r = check_totals(c, &s, e);
+        if (r < 0)
+                goto finish;
         /* The whole file was understood: only now does it change the configuration. */
         config_merge_settings(c, &s.fill);
         for (size_t i = 0; i < s.n_pools; i++) {
@@ -593,6 +635,9 @@ static int collect_dropins(int rootfd, const char *root, const char *dir, struct
                 for (i = 0; i < *n; i++)
                         if (strcmp((*list)[i].name, de->d_name) == 0)
                                 break;
+                if (i == *n && *n >= CONFIG_DROPINS_MAX)
+                        return error_set(e, -E2BIG, "%s/%s/%s: more than %u drop-ins (the most hpfilld takes)", root, dir,
+                                         de->d_name, CONFIG_DROPINS_MAX);
                 if (i == *n) {
                         l = realloc(*list, (*n + 1) * sizeof(*l));
                         if (!l)

@@ -84,13 +84,10 @@ int read_text_line_at(int dirfd, const char *path, size_t max, char **ret) {
         return 0;
 }
 
-int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
-        _cleanup_(closep) int fd = -1;
+/* One short line from @fd into @buf, as read_line_at() says. */
+static int read_line_fd(int fd, char *buf, size_t size) {
         ssize_t n;
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
         do
                 n = read(fd, buf, size);
         while (n < 0 && errno == EINTR);
@@ -106,39 +103,52 @@ int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
         return 0;
 }
 
-int read_u64_at(int dirfd, const char *path, uint64_t *ret) {
+int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
+        _cleanup_(closep) int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+        return fd < 0 ? -errno : read_line_fd(fd, buf, size);
+}
+
+int read_u64_fd(int fd, uint64_t *ret) {
         char buf[32];
         int r;
 
-        r = read_line_at(dirfd, path, buf, sizeof(buf));
+        r = read_line_fd(fd, buf, sizeof(buf));
         if (r < 0)
                 return r;
-        r = parse_u64(buf, ret);
-        return r < 0 ? -EBADMSG : 0;
+        return parse_u64(buf, ret) < 0 ? -EBADMSG : 0;
 }
 
-int open_attr_at(int dirfd, const char *path) {
+int read_u64_at(int dirfd, const char *path, uint64_t *ret) {
+        _cleanup_(closep) int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+        return fd < 0 ? -errno : read_u64_fd(fd, ret);
+}
+
+int open_regular_at(int dirfd, const char *path, int flags, mode_t mode, struct stat *ret_st) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
-        fd = openat(dirfd, path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = openat(dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
+        if (ret_st)
+                *ret_st = st;
         return TAKE_FD(fd);
 }
 
-int write_string_at(int dirfd, const char *path, const char *s) {
-        _cleanup_(closep) int fd = -1;
+int open_attr_at(int dirfd, const char *path) {
+        return open_regular_at(dirfd, path, O_WRONLY, 0, NULL);
+}
+
+int write_string_fd(int fd, const char *s) {
         size_t len = strlen(s);
         ssize_t n;
 
-        fd = open_attr_at(dirfd, path);
-        if (fd < 0)
-                return fd;
         do
                 n = write(fd, s, len);
         while (n < 0 && errno == EINTR);
@@ -147,6 +157,12 @@ int write_string_at(int dirfd, const char *path, const char *s) {
         /* sysfs and procfs take each write() whole (kernfs_fop_write_iter(),
          * proc_sys_call_handler()): a short one is an error */
         return (size_t) n == len ? 0 : -EIO;
+}
+
+int write_string_at(int dirfd, const char *path, const char *s) {
+        _cleanup_(closep) int fd = open_attr_at(dirfd, path);
+
+        return fd < 0 ? fd : write_string_fd(fd, s);
 }
 
 const char *attr_error_reason(int error) {

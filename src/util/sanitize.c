@@ -1,36 +1,101 @@
 /* SPDX-License-Identifier: MIT */
-/* Text from files others control made safe for one-line edges: STATUS=, the log, the record. */
+/* Text from files others control made safe for terminals and one-line edges: the output of
+ * status (every format), STATUS=, the log, the record. */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/sanitize.h"
 
-static bool is_control(unsigned char c) {
-        return c < 0x20 || c == 0x7f;
+size_t utf8_len(const char *str) {
+        const unsigned char *s = (const unsigned char *) str;
+        size_t n;
+        uint32_t cp;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                n = 2, cp = s[0] & 0x1f;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                n = 3, cp = s[0] & 0x0f;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                n = 4, cp = s[0] & 0x07;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80) /* a NUL ends the string here too */
+                        return 0;
+                cp = cp << 6 | (s[i] & 0x3f);
+        }
+        if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+                return 0;
+        return n;
+}
+
+bool utf8_is_c1(const char *s, size_t n) {
+        /* U+0080..U+009F: C2 80..C2 9F */
+        return n == 2 && (unsigned char) s[0] == 0xc2 && (unsigned char) s[1] <= 0x9f;
+}
+
+/* The length of the character at @s that goes out as it is, or 0 for a byte to escape: a C0
+ * control, DEL, a C1 control (U+0080..U+009F: a UTF-8 terminal takes U+009B for CSI), or a
+ * byte that is not part of well-formed UTF-8 (raw 0x80..0x9f among them: an 8-bit terminal's
+ * C1 controls). */
+size_t text_plain_len(const char *s) {
+        unsigned char c = (unsigned char) *s;
+        size_t n;
+
+        if (c < 0x20 || c == 0x7f)
+                return 0;
+        n = utf8_len(s);
+        return utf8_is_c1(s, n) ? 0 : n;
 }
 
 bool has_controls(const char *s) {
-        for (; *s; s++)
-                if (is_control((unsigned char) *s))
+        while (*s) {
+                size_t n = text_plain_len(s);
+
+                if (n == 0)
                         return true;
+                s += n;
+        }
         return false;
 }
 
 void escape_controls(char *buf, size_t size, const char *s) {
         size_t n = 0;
 
-        for (; *s; s++) {
-                unsigned char c = (unsigned char) *s;
+        if (size == 0)
+                return;
+        while (*s) {
+                size_t len = text_plain_len(s);
 
-                if (is_control(c)) {
+                if (len == 0) {
                         if (n + 4 >= size)
                                 break;
-                        (void) snprintf(buf + n, size - n, "\\%03o", c);
+                        (void) snprintf(buf + n, size - n, "\\%03o", (unsigned char) *s);
                         n += 4;
+                        s++;
                 } else {
-                        if (n + 1 >= size)
+                        if (n + len >= size) /* whole characters only */
                                 break;
-                        buf[n++] = (char) c;
+                        memcpy(buf + n, s, len);
+                        n += len;
+                        s += len;
                 }
         }
         buf[n] = 0;
+}
+
+void escape_fputs(const char *s, FILE *f) {
+        while (*s) {
+                size_t len = text_plain_len(s);
+
+                if (len == 0)
+                        fprintf(f, "\\%03o", (unsigned char) *s++);
+                else {
+                        (void) fwrite(s, 1, len, f);
+                        s += len;
+                }
+        }
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The journal: a fault fill killed by SIGKILL mid-way leaves nr_overcommit_hugepages raised
-# and its journal entry; a later fill, or `hpfilld status`, puts the value back and says so;
-# not a value someone changed since, nor one whose owner still runs. Mid-fill by a FIFO
+# and its journal entry; `hpfilld status` says so in every format and changes nothing; a later
+# fill puts the value back and says so; not a value someone changed since, nor one whose owner
+# still runs. Mid-fill by a FIFO
 # rendezvous; the kill while the fill waits there.
 . "$(dirname "$0")/lib.sh"
 
@@ -47,13 +48,27 @@ wait $PID1 || fail "the paused fill failed: $(cat "$WORK/err1")"
 [ "$(cat $OC)" = 3 ] || fail "overcommit $(cat $OC) after the fill, expected 3"
 [ ! -e $ENTRY ] || fail "the journal entry outlived the fill"
 
-# SIGKILL, then `hpfilld status` puts it back and says so
+# SIGKILL, then `hpfilld status` says so, in every format, and changes nothing
 pool2m_set 0
 killed_fill
+before=$(cat $ENTRY)
 expect_rc 0 "$HPFILLD" status
-expect_in "$WORK/out" "$MSG"
-[ "$(cat $OC)" = 3 ] || fail "status left overcommit at $(cat $OC)"
-[ ! -e $ENTRY ] || fail "status left the journal entry"
+expect_in "$WORK/out" "^/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages is still 60: pid [0-9]+, which is gone, raised it from 3 and did not put it back; the next fill puts it back$"
+expect_rc 0 "$HPFILLD" status --json
+python3 - "$WORK/out" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["journal"]
+assert len(j) == 1 and j[0]["result"] == "stale" and j[0]["found"] == 3 and j[0]["set"] == 60, j
+assert j[0]["entry"] == "changed.hugepages-2048kB.nr_overcommit_hugepages", j
+PY
+expect_rc 0 "$HPFILLD" status --format=prometheus
+expect_in "$WORK/out" '^hpfilld_journal_entry\{entry="changed.hugepages-2048kB.nr_overcommit_hugepages",path="/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages",result="stale"\} 1$'
+[ "$(cat $OC)" = 60 ] || fail "status changed overcommit to $(cat $OC)"
+[ "$(cat $ENTRY)" = "$before" ] || fail "status changed the journal entry"
+expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=20"
+expect_in "$WORK/err" "$MSG"
+[ "$(cat $OC)" = 3 ] || fail "the fill after status left overcommit at $(cat $OC)"
+[ ! -e $ENTRY ] || fail "the fill after status left the journal entry"
 expect_rc 0 "$HPFILLD" status --json
 expect_in "$WORK/out" '"journal": \[\]'
 
@@ -66,13 +81,17 @@ expect_in "$WORK/err" "$MSG"
 [ ! -e $ENTRY ] || fail "the next fill left the journal entry"
 [ "$(node_nr "$first" 2048)" = 20 ] || fail "the next fill: node$first holds $(node_nr "$first" 2048)"
 
-# SIGKILL, then an admin sets the value: it is theirs, left as it is
+# SIGKILL, then an admin sets the value: it is theirs; status says so, the fill leaves it
 pool2m_set 0
 killed_fill
 echo 500 >$OC
 expect_rc 0 "$HPFILLD" status
-expect_in "$WORK/out" "Left /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since"
+expect_in "$WORK/out" "The next fill leaves /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since \(and drops the entry\)"
 [ "$(cat $OC)" = 500 ] || fail "status changed the admin's overcommit to $(cat $OC)"
+[ -e $ENTRY ] || fail "status dropped the entry"
+expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=20"
+expect_in "$WORK/err" "Left /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since"
+[ "$(cat $OC)" = 500 ] || fail "the fill changed the admin's overcommit to $(cat $OC)"
 [ ! -e $ENTRY ] || fail "the stale entry was kept"
 echo 0 >$OC
 echo PASS

@@ -29,18 +29,10 @@ def nr(node):
         return int(f.read())
 
 
-def main():
-    hpfilld, node = sys.argv[1], sys.argv[2]
-    work = tempfile.mkdtemp(prefix="hpfilld-notify-")
-    path = os.path.join(work, "notify")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
-    sock.settimeout(LIMIT)
-    env = dict(os.environ, NOTIFY_SOCKET=path)
-    messages = []
-
+def make_until(sock, messages):
+    """until(word): the notifications on @sock until one containing @word (or a line starting
+    with it, for "KEY="); all of them are kept in @messages, in order."""
     def until(word):
-        """Messages until one containing @word; all of them are kept in order."""
         while True:
             try:
                 m = sock.recv(4096).decode()
@@ -51,6 +43,19 @@ def main():
                 return m
             if word.endswith("=") and any(l.startswith(word) for l in m.split("\n")):
                 return m
+    return until
+
+
+def main():
+    hpfilld, node = sys.argv[1], sys.argv[2]
+    work = tempfile.mkdtemp(prefix="hpfilld-notify-")
+    path = os.path.join(work, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(LIMIT)
+    env = dict(os.environ, NOTIFY_SOCKET=path)
+    messages = []
+    until = make_until(sock, messages)
 
     with open(os.path.join(work, "a.conf"), "w") as f:
         f.write("[Pool]\nPageSize=2M\nAmount=node%s=40\n" % node)

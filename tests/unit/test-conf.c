@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the configuration parser and of the order in which files apply. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -305,8 +307,72 @@ TEST(test_credential) {
         fake_root_free(&r);
 }
 
+/* A text of @n [Reserve] sections r0, r1... */
+static char *reserves_text(unsigned from, unsigned n) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        CHECK(f);
+        for (unsigned i = from; i < from + n; i++)
+                fprintf(f, "[Reserve]\nName=r%u\nPageSize=2M\nAmount=1\n", i);
+        CHECK(fclose(f) == 0);
+        return text;
+}
+
+/* The bounds: counts, not timings. One file of CONFIG_SECTIONS_MAX sections is taken; one more
+ * is an error at its line, the configuration unchanged; files together are bounded the same;
+ * drop-ins beyond CONFIG_DROPINS_MAX are refused by name. */
+TEST(test_bounds) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        struct fake_root r;
+        char *text, name[64];
+
+        text = reserves_text(0, CONFIG_SECTIONS_MAX);
+        CHECK_EQ(parse(&c, text, &e), 0);
+        CHECK_EQ(c.n_reserves, CONFIG_SECTIONS_MAX);
+        free(text);
+        config_done(&c);
+
+        c = (struct config) CONFIG_INIT;
+        text = reserves_text(0, CONFIG_SECTIONS_MAX + 10);
+        CHECK_EQ(parse(&c, text, &e), -E2BIG);
+        CHECK_STR_CONTAINS(e.msg, "test.conf:4097: more than 1024 sections in one file (the most hpfilld takes)");
+        CHECK_EQ(c.n_reserves, 0);
+        free(text);
+        config_done(&c);
+
+        /* two files: the second overriding the first's is fine, adding beyond the bound is not */
+        c = (struct config) CONFIG_INIT;
+        text = reserves_text(0, 1000);
+        CHECK_EQ(parse(&c, text, &e), 0);
+        free(text);
+        text = reserves_text(0, 1000);
+        CHECK_EQ(parse(&c, text, &e), 0);
+        free(text);
+        text = reserves_text(1000, 25);
+        CHECK_EQ(parse(&c, text, &e), -E2BIG);
+        CHECK_STR_CONTAINS(e.msg, "test.conf: with this file, more than 1024 [Pool] and [Reserve] sections in all the files together");
+        CHECK_EQ(c.n_reserves, 1000);
+        free(text);
+        config_done(&c);
+
+        fake_root_new(&r);
+        for (unsigned i = 0; i <= CONFIG_DROPINS_MAX; i++) {
+                snprintf(name, sizeof(name), "etc/hpfilld.conf.d/%04u.conf", i);
+                fake_write(&r, name, "[Fill]\nMinPercent=50\n");
+        }
+        c = (struct config) CONFIG_INIT;
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), -E2BIG);
+        CHECK_STR_CONTAINS(e.msg, "more than 256 drop-ins (the most hpfilld takes)");
+        config_done(&c);
+        fake_root_free(&r);
+}
+
 int main(void) {
         RUN(test_credential);
+        RUN(test_bounds);
         RUN(test_reserve_sections);
         RUN(test_good_file);
         RUN(test_bad_files);

@@ -25,6 +25,23 @@ TEST(test_uevents) {
         CHECK(uevent_is_memory_online("x@y\0SUBSYSTEM=memory\0ACTION=online", 35));
 }
 
+/* Only the kernel's: from port 0 to group 1, pid 0 and uid 0 in the credentials. A process
+ * that sends to the daemon's port (its pid) is none of these. */
+TEST(test_uevent_sender) {
+        struct sockaddr_nl k = { .nl_family = AF_NETLINK, .nl_pid = 0, .nl_groups = 1 };
+        struct sockaddr_nl forged = { .nl_family = AF_NETLINK, .nl_pid = 4242, .nl_groups = 0 };
+        struct sockaddr_nl udev = { .nl_family = AF_NETLINK, .nl_pid = 0, .nl_groups = 2 };
+        struct ucred kc = { .pid = 0, .uid = 0 }, user = { .pid = 4242, .uid = 0 };
+
+        CHECK(uevent_from_kernel(&k, sizeof(k), &kc));
+        CHECK(!uevent_from_kernel(&forged, sizeof(forged), &user));
+        CHECK(!uevent_from_kernel(&forged, sizeof(forged), &kc));
+        CHECK(!uevent_from_kernel(&udev, sizeof(udev), &kc));
+        CHECK(!uevent_from_kernel(&k, sizeof(k), &user));
+        CHECK(!uevent_from_kernel(&k, sizeof(k), NULL));
+        CHECK(!uevent_from_kernel(&k, 0, &kc));
+}
+
 TEST(test_notify_without_socket) {
         unsetenv("NOTIFY_SOCKET");
         CHECK_EQ(notifyf("READY=1"), 0);
@@ -75,6 +92,7 @@ TEST(test_release_on_stop) {
 int main(void) {
         RUN(test_release_on_stop);
         RUN(test_uevents);
+        RUN(test_uevent_sender);
         RUN(test_notify_without_socket);
         return 0;
 }

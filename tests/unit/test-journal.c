@@ -2,6 +2,9 @@
 /* The journal and the host lock's records against fake trees: entries, owners gone, alive or
  * reused pids (/proc/PID/stat start times), values changed since. */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake-root.h"
@@ -62,6 +65,18 @@ TEST(test_parse) {
                  -EBADMSG);
         CHECK_EQ(journal_parse("path=" OC " found=3 set=63 pid=0 start=99\n", &e), -EBADMSG);
         CHECK_EQ(journal_parse("path=" OC " found=3\n", &e), -EBADMSG);
+        /* the page size: digits and kB; the setting: one a fill changes */
+        CHECK_EQ(journal_parse("path=sys/kernel/mm/hugepages/hugepages-x/nr_overcommit_hugepages found=3 set=63 pid=1 start=9",
+                               &e), -EBADMSG);
+        CHECK_EQ(journal_parse("path=sys/kernel/mm/hugepages/hugepages-kB/nr_overcommit_hugepages found=3 set=63 pid=1 start=9",
+                               &e), -EBADMSG);
+        CHECK_EQ(journal_parse("path=sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages found=3 set=63 pid=1 start=9", &e),
+                 -EBADMSG);
+        CHECK_EQ(journal_parse("path=sys/kernel/mm/hugepages/hugepages-2048kB/a/nr_overcommit_hugepages found=3 set=63 pid=1 start=9",
+                               &e), -EBADMSG);
+        /* one line of ours, nothing after it */
+        CHECK_EQ(journal_parse("path=" OC " found=3 set=63 pid=12 start=99 x\n", &e), -EBADMSG);
+        CHECK_EQ(journal_parse("path=" OC " found=3 set=63 pid=12 start=99\n\x1b[2J", &e), -EBADMSG);
 }
 
 TEST(test_record_and_forget) {
@@ -93,12 +108,12 @@ TEST(test_recover) {
         /* the owner runs: left alone */
         fake_process(&r, 4242, 777);
         fake_entry(&r, 4242, 777);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 0);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 0);
         CHECK_EQ(fake_read_u64(&r, OC), 63);
 
         /* its pid now names another process: the owner is gone, the value put back */
         fake_process(&r, 4242, 900);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_RESTORED);
         CHECK_EQ(fake_read_u64(&r, OC), 3);
         CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
@@ -108,22 +123,155 @@ TEST(test_recover) {
         /* no such process: the same */
         fake_write(&r, OC, "63\n");
         fake_entry(&r, 5000, 1);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_RESTORED);
         CHECK_EQ(fake_read_u64(&r, OC), 3);
 
         /* changed since: the admin's value stays, the entry goes */
         fake_write(&r, OC, "500\n");
         fake_entry(&r, 5000, 1);
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
         CHECK_EQ(o[0].result, JOURNAL_CHANGED);
         CHECK_EQ(fake_read_u64(&r, OC), 500);
         CHECK(faccessat(r.fd, ENTRY, F_OK, 0) < 0);
 
-        /* a broken entry is not acted on */
+        /* a broken entry is not acted on, but said */
         fake_write(&r, ENTRY, "path=/etc/passwd found=0 set=500 pid=5000 start=1\n");
-        CHECK_EQ(journal_recover(r.fd, o, JOURNAL_MAX), 0);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_INVALID);
         CHECK_EQ(fake_read_u64(&r, OC), 500);
+        CHECK(faccessat(r.fd, ENTRY, F_OK, 0) == 0);
+        fake_root_free(&r);
+}
+
+/* The neighbour's journal: entries in a tree that someone else made (hpfilld status --root
+ * T), naming links to other files, settings a fill never changes, or under other names. */
+#define VICTIM "victim/nr_overcommit_hugepages"
+#define LINKED "sys/kernel/mm/hugepages/hugepages-4096kB"
+#define LINKED_ENTRY "run/hpfilld/changed.hugepages-4096kB.nr_overcommit_hugepages"
+#define SCORE_ENTRY "run/hpfilld/changed.hugepages-2048kB.oom_score_adj"
+
+static void forged_tree(struct fake_root *r) {
+        fake_write(r, OC, "63\n");
+        fake_write(r, VICTIM, "63\n");
+        fake_write(r, "victim/oom_score_adj", "63\n");
+        fake_write(r, "sys/kernel/mm/hugepages/hugepages-2048kB/oom_score_adj", "63\n");
+        /* the page size's directory a link out to the victim's */
+        CHECK(symlinkat("../../../../victim", r->fd, LINKED) == 0);
+        fake_entry(r, 5000, 1); /* the legit one */
+        fake_write(r, LINKED_ENTRY,
+                   "path=" LINKED "/nr_overcommit_hugepages found=0 set=63 pid=5000 start=1\n");
+        fake_write(r, SCORE_ENTRY,
+                   "path=sys/kernel/mm/hugepages/hugepages-2048kB/oom_score_adj found=0 set=63 pid=5000 start=1\n");
+        /* a legit path under another entry's name */
+        fake_write(r, "run/hpfilld/changed.elsewhere", "path=" OC " found=0 set=63 pid=5000 start=1\n");
+}
+
+static const struct journal_outcome *find(const struct journal_outcome *o, int n, const char *name) {
+        for (int i = 0; i < n; i++)
+                if (strcmp(o[i].name, name) == 0)
+                        return &o[i];
+        return NULL;
+}
+
+static void check_forged_untouched(struct fake_root *r) {
+        CHECK_EQ(fake_read_u64(r, VICTIM), 63);
+        CHECK_EQ(fake_read_u64(r, "victim/oom_score_adj"), 63);
+        CHECK_EQ(fake_read_u64(r, "sys/kernel/mm/hugepages/hugepages-2048kB/oom_score_adj"), 63);
+        CHECK(faccessat(r->fd, LINKED_ENTRY, F_OK, 0) == 0);
+        CHECK(faccessat(r->fd, SCORE_ENTRY, F_OK, 0) == 0);
+}
+
+static void check_forged_said(const struct journal_outcome *o, int n) {
+        const struct journal_outcome *x;
+        char line[512];
+
+        x = find(o, n, "changed.hugepages-4096kB.nr_overcommit_hugepages");
+        CHECK(x && x->result == JOURNAL_INVALID && (x->error == -ELOOP || x->error == -ENOTDIR));
+        journal_describe(x, line, sizeof(line));
+        CHECK_STR_CONTAINS(line, "is not an entry hpfilld makes, or names no pool setting");
+        x = find(o, n, "changed.hugepages-2048kB.oom_score_adj");
+        CHECK(x && x->result == JOURNAL_INVALID && x->error == -EBADMSG);
+        x = find(o, n, "changed.elsewhere");
+        CHECK(x && x->result == JOURNAL_INVALID);
+}
+
+TEST(test_inspect_reads_only) {
+        struct journal_outcome o[JOURNAL_MAX];
+        const struct journal_outcome *x;
+        struct fake_root r;
+        char line[512];
+        int n;
+
+        fake_root_new(&r);
+        forged_tree(&r);
+        /* status: says what is there, writes nothing, removes nothing */
+        n = journal_inspect(r.fd, false, o, JOURNAL_MAX);
+        CHECK_EQ(n, 4);
+        x = find(o, n, "changed.hugepages-2048kB.nr_overcommit_hugepages");
+        CHECK(x && x->result == JOURNAL_STALE);
+        journal_describe(x, line, sizeof(line));
+        CHECK_STR_CONTAINS(line, "/" OC " is still 63: pid 5000, which is gone, raised it from 3 and did not put it back; "
+                                 "the next fill puts it back");
+        check_forged_said(o, n);
+        CHECK_EQ(fake_read_u64(&r, OC), 63);
+        CHECK(faccessat(r.fd, ENTRY, F_OK, 0) == 0);
+        check_forged_untouched(&r);
+
+        /* changed since: said, and left for the fill to drop */
+        fake_write(&r, OC, "500\n");
+        n = journal_inspect(r.fd, false, o, JOURNAL_MAX);
+        x = find(o, n, "changed.hugepages-2048kB.nr_overcommit_hugepages");
+        CHECK(x && x->result == JOURNAL_CHANGED);
+        CHECK(faccessat(r.fd, ENTRY, F_OK, 0) == 0);
+        fake_write(&r, OC, "63\n");
+
+        /* the fill: puts back the legit setting, and only that */
+        n = journal_recover(r.fd, false, o, JOURNAL_MAX);
+        CHECK_EQ(n, 4);
+        x = find(o, n, "changed.hugepages-2048kB.nr_overcommit_hugepages");
+        CHECK(x && x->result == JOURNAL_RESTORED);
+        CHECK_EQ(fake_read_u64(&r, OC), 3);
+        check_forged_said(o, n);
+        check_forged_untouched(&r);
+        fake_root_free(&r);
+}
+
+TEST(test_links_on_the_way) {
+        struct journal_outcome o[JOURNAL_MAX];
+        struct fake_root r;
+
+        /* the setting itself a link */
+        fake_root_new(&r);
+        fake_write(&r, VICTIM, "63\n");
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/x", "");
+        CHECK(symlinkat("../../../../../victim/nr_overcommit_hugepages", r.fd, OC) == 0);
+        fake_entry(&r, 5000, 1);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK(o[0].result == JOURNAL_INVALID && o[0].error == -ELOOP);
+        CHECK_EQ(fake_read_u64(&r, VICTIM), 63);
+        fake_root_free(&r);
+
+        /* a directory above it a link */
+        fake_root_new(&r);
+        fake_write(&r, "elsewhere/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages", "63\n");
+        CHECK(symlinkat("elsewhere", r.fd, "sys") == 0);
+        fake_entry(&r, 5000, 1);
+        CHECK_EQ(journal_inspect(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK(o[0].result == JOURNAL_INVALID);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK(o[0].result == JOURNAL_INVALID);
+        CHECK_EQ(fake_read_u64(&r, "elsewhere/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages"), 63);
+        fake_root_free(&r);
+
+        /* run/hpfilld written by others: not read at all */
+        fake_root_new(&r);
+        fake_write(&r, OC, "63\n");
+        fake_entry(&r, 5000, 1);
+        CHECK(fchmodat(r.fd, "run/hpfilld", 0777, 0) == 0);
+        CHECK_EQ(journal_inspect(r.fd, false, o, JOURNAL_MAX), -EPERM);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), -EPERM);
+        CHECK_EQ(fake_read_u64(&r, OC), 63);
         fake_root_free(&r);
 }
 
@@ -143,6 +291,8 @@ int main(void) {
         RUN(test_parse);
         RUN(test_record_and_forget);
         RUN(test_recover);
+        RUN(test_inspect_reads_only);
+        RUN(test_links_on_the_way);
         RUN(test_lock_holder);
         return 0;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the Prometheus formatter, the fill record's text form and MetricsFile=. */
+#include <errno.h>
+
 #include "service/metrics.h"
 #include "settings/conf.h"
 #include "test.h"
@@ -220,7 +222,49 @@ TEST(test_metrics_file_setting) {
         CHECK_EQ(config_check_metrics_file("/a\nb"), -EINVAL);
 }
 
+/* Labels from files others may write (a journal entry's name, a reservation's): no control
+ * reaches a terminal that shows `status --format=prometheus`, and the label stays one. */
+TEST(test_format_journal_escaped) {
+        struct journal_outcome o[2] = {
+                { .name = "changed.\x1b[2J\"x\\\xc2\x9b", .result = JOURNAL_INVALID },
+                { .name = "changed.hugepages-2048kB.nr_overcommit_hugepages", .result = JOURNAL_STALE,
+                  .entry = { .path = "sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages" } },
+        };
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+
+        CHECK(f);
+        CHECK_EQ(metrics_format_journal(f, o, 2), 0);
+        CHECK(fclose(f) == 0);
+        CHECK_STR_CONTAINS(out, "hpfilld_journal_entry{entry=\"changed.\\\\033[2J\\\"x\\\\\\\\302\\\\233\",path=\"\",result=\"invalid\"} 1\n");
+        CHECK_STR_CONTAINS(out, "hpfilld_journal_entry{entry=\"changed.hugepages-2048kB.nr_overcommit_hugepages\",path=\"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages\",result=\"stale\"} 1\n");
+        CHECK(!strchr(out, 0x1b));
+        free(out);
+}
+
+/* The record is hpfilld's own: a reservation's name or path with a control character in it is
+ * neither recorded nor read back (status prints both). */
+TEST(test_record_refuses_controls) {
+        struct fill_record r = {}, back = {};
+
+        CHECK_EQ(fill_record_add_reserve(&r, "vm\x1b[2J", 2 << 20, 1, 1, MR_READY, "", "/dev/hugepages/hpfilld/vm"), -EINVAL);
+        CHECK_EQ(fill_record_add_reserve(&r, "vm", 2 << 20, 1, 1, MR_READY, "", "/dev/hugepages/hpfilld/vm\xc2\x9b"),
+                 -EINVAL);
+        CHECK_EQ(r.n_reserves, 0);
+        CHECK_EQ(fill_record_parse("fill 1 0 0 1\nreserve vm\x1b]0; 2097152 1 1 0 - /dev/hugepages/hpfilld/vm\nend\n", &back),
+                 -EBADMSG);
+        CHECK_EQ(fill_record_parse("fill 1 0 0 1\nreserve vm 2097152 1 1 0 - /dev/hugepages/hpfilld/\x9bvm\nend\n", &back),
+                 -EBADMSG);
+        CHECK_EQ(fill_record_parse("fill 1 0 0 1\nreserve vm 2097152 1 1 0 - /dev/hugepages/hpfilld/vm\nend\n", &back), 0);
+        CHECK_EQ(back.n_reserves, 1);
+        fill_record_done(&back);
+        fill_record_done(&r);
+}
+
 int main(void) {
+        RUN(test_record_refuses_controls);
+        RUN(test_format_journal_escaped);
         RUN(test_format);
         RUN(test_format_no_fill);
         RUN(test_record_roundtrip);

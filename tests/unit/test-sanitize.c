@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Escaping at the edges: control characters in one-line text, strings in JSON. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "util/json.h"
 #include "util/sanitize.h"
 #include "test.h"
@@ -23,6 +27,38 @@ TEST(test_escape) {
         CHECK(strcmp(buf, "") == 0);
 }
 
+/* C1 controls: U+009B (C2 9B) is a UTF-8 terminal's CSI; a raw 0x9b byte an 8-bit terminal's.
+ * Both escaped, byte by byte; well-formed UTF-8 around them (continuation bytes 0x80..0x9f of
+ * other characters among it) kept. */
+TEST(test_escape_c1) {
+        char buf[64];
+
+        escape_controls(buf, sizeof(buf), "a\xc2\x9b" "2Jb\x9b" "2J\xc2\x85");
+        CHECK(strcmp(buf, "a\\302\\2332Jb\\2332J\\302\\205") == 0);
+        CHECK(has_controls("\xc2\x9b"));
+        CHECK(has_controls("\x9b"));
+        CHECK(has_controls("\xff"));
+        /* U+00A0, U+0100 (C4 80), U+2680 (E2 9A 80): not controls */
+        escape_controls(buf, sizeof(buf), "\xc2\xa0\xc4\x80\xe2\x9a\x80");
+        CHECK(strcmp(buf, "\xc2\xa0\xc4\x80\xe2\x9a\x80") == 0);
+        CHECK(!has_controls("\xc4\x80\xe2\x9a\x80"));
+        /* cut between characters */
+        escape_controls(buf, 3, "a\xc4\x80");
+        CHECK(strcmp(buf, "a") == 0);
+}
+
+TEST(test_escape_fputs) {
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+
+        CHECK(f);
+        escape_fputs("vm\x1b]0;owned\x07\xc2\x9b", f);
+        CHECK(fclose(f) == 0);
+        CHECK(strcmp(out, "vm\\033]0;owned\\007\\302\\233") == 0);
+        free(out);
+}
+
 TEST(test_json_escape) {
         char buf[64];
 
@@ -38,10 +74,15 @@ TEST(test_json_escape) {
         CHECK(strcmp(buf, "ab\xc3\xa9") == 0);
         json_escape(buf, 4, "ab\xc3\xa9");
         CHECK(strcmp(buf, "ab") == 0);
+        /* C1: valid JSON raw, escaped all the same (a terminal reads `status --json` too) */
+        json_escape(buf, sizeof(buf), "a\xc2\x9b" "b");
+        CHECK(strcmp(buf, "a\\u009bb") == 0);
 }
 
 int main(void) {
         RUN(test_escape);
+        RUN(test_escape_c1);
+        RUN(test_escape_fputs);
         RUN(test_json_escape);
         return 0;
 }

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The host lock is no user's to hold: /run/hpfilld/lock is root's, mode 0600, so nobody cannot
+# open it for flock(); a lock file of an older mode (0644), held by nobody, is replaced and the
+# fill goes on; one of another owner is refused; status names the real holder.
+. "$(dirname "$0")/lib.sh"
+
+id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+command -v flock >/dev/null || { echo "SKIP: no flock(1)"; exit 77; }
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+L=/run/hpfilld/lock
+FIFO=$WORK/held
+mkfifo "$FIFO"
+chmod 755 "$WORK"
+chmod 666 "$FIFO"
+EXTRA_CLEANUP='stop_holder; [ -f $L ] && chown root:root $L && chmod 600 $L'
+# hold L: flock(1) -o holds the lock itself (its child, a sleep, holds nothing); $HOLDER is
+# flock's pid (the one /proc/locks names), $CHILD the sleep's, said through the FIFO
+hold() {
+        "$@" flock -o $L sh -c "echo \$\$ >$FIFO; exec sleep 600" &
+        HOLDER=$!
+        read -r CHILD <"$FIFO"
+        [ -n "$CHILD" ] || fail "no holder"
+}
+stop_holder() {
+        [ -n "${HOLDER:-}" ] || return 0
+        kill "$CHILD" "$HOLDER" 2>/dev/null || true
+        wait "$HOLDER" 2>/dev/null || true
+        HOLDER=
+}
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+pool2m_set 0
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=10"
+[ "$(stat -c '%u %a %F' $L)" = "0 600 regular file" ] || fail "the lock file: $(stat -c '%u %a %F' $L)"
+# nobody cannot open it, so cannot hold it
+if as_nobody flock -n $L true 2>"$WORK/err"; then fail "nobody took the host lock"; fi
+expect_in "$WORK/err" "Permission denied"
+
+# an older hpfilld's lock file (0644), already held by nobody: replaced, the fill goes on
+chmod 644 $L
+old=$(stat -c %i $L)
+hold setpriv --reuid=65534 --regid=65534 --clear-groups
+expect_rc 0 "$HPFILLD" --once --lock-timeout 2 --pool "2M:node$first=20"
+[ "$(node_nr "$first" 2048)" = 20 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 20"
+[ "$(stat -c '%u %a' $L)" = "0 600" ] && [ "$(stat -c %i $L)" != "$old" ] || fail "the 0644 lock file was kept"
+stop_holder
+
+# status names who really holds it: here flock(1), which is no fill
+hold env
+expect_rc 0 "$HPFILLD" status
+expect_in "$WORK/out" "^The host lock is held by pid $HOLDER \(flock, not a fill that said what it does\)$"
+expect_rc 0 as_nobody "$HPFILLD" status
+expect_in "$WORK/out" "^The host lock is held by pid $HOLDER \(flock, not a fill that said what it does\)$"
+expect_rc 1 "$HPFILLD" --once --lock-timeout 1 --pool "2M:node$first=30"
+expect_in "$WORK/err" "Another fill is running: pid $HOLDER \(flock, not a fill that said what it does\)"
+stop_holder
+
+# a lock file of another owner: refused, nothing changed
+chown nobody $L
+expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=30"
+expect_in "$WORK/err" "Cannot open /run/hpfilld/lock: (Permission denied|not a file of this user's, mode 0600: refused)"
+[ "$(node_nr "$first" 2048)" = 20 ] || fail "the refused fill changed node$first to $(node_nr "$first" 2048)"
+chown root $L
+echo PASS

@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Memory hotplug uevents: only the kernel's start a refill, at most one per interval
+# (tests/root/uevent.py does the talking).
+. "$(dirname "$0")/lib.sh"
+
+nodes=$(mem_nodes)
+first=$(echo $nodes | cut -d' ' -f1)
+pool2m_set 0
+rc=0
+python3 "$(dirname "$0")/uevent.py" "$HPFILLD" "$first" || rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || fail "uevent.py"
+echo PASS
