@@ -75,10 +75,9 @@ static int plan_targets(const struct topology *t, const struct pool_spec *s, str
 
         case AMOUNT_PERCENT:
                 for (size_t i = 0; i < t->n_nodes; i++) {
-                        /* of the node's memory as its meminfo counts it (what numastat shows;
-                         * where it lags the machine's, a share of what is counted so far);
+                        /* of the node's memory as the machine counts it (its meminfo may lag);
                          * < 2^64 / 100 for any real machine; divide first if not */
-                        uint64_t mem = t->nodes[i].mem_total;
+                        uint64_t mem = topology_node_share(t, i);
 
                         if (t->nodes[i].has_memory)
                                 add_node(p, t, i,

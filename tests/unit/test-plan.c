@@ -510,8 +510,9 @@ TEST(test_budget_lagging_nodes) {
                 { 1, 6 * GB, 24 * GB, { "2M:node0=8G" }, 4096, NULL, true },
                 /* what fits in the node's own count needs nothing more (and is not said) */
                 { 1, 6 * GB, 24 * GB, { "2M:1G" }, 512, NULL, false },
-                /* a percentage is of the node's memory as its meminfo counts it */
-                { 1, 6 * GB, 24 * GB, { "2M:50%" }, 1536, NULL, false },
+                /* a percentage is of the node's memory as the machine counts it: within it */
+                { 1, 6 * GB, 24 * GB, { "2M:50%" }, 6144, NULL, true },
+                { 1, 6 * GB, 24 * GB, { "2M:60%", "1G:60%" }, 0, "more than the 23952 MiB left of its 24576 MiB", false },
                 /* what cannot fit in the machine is still refused */
                 { 1, 6 * GB, 24 * GB, { "2M:24G" }, 0, "node0: 24576 MiB of huge pages planned (2M 24576 MiB (--pool 2M:24G)), more than the 23952 MiB left of its 24576 MiB of memory after 623 MiB of headroom" },
                 /* the same without the machine's count: the nodes' counts are all there is */
