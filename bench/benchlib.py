@@ -4,6 +4,7 @@ commands, the table."""
 import contextlib
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -141,3 +142,27 @@ def hvo_kept():
     finally:
         if found is not None:
             set_hvo(found)
+
+
+def paired(times, ref):
+    """The median of @times over @ref, run by run (the same round: drift hits both alike)."""
+    return statistics.median(a / b for a, b in zip(times, ref))
+
+
+def startup(hpfilld, runs):
+    """{command: [seconds]} for commands that do nothing but start: sh -c true (busybox's too, where
+    there is one), hpfilld --version, and an --once whose pool is at its target (the 2 MiB pool,
+    empty, asked for 0 with --shrink: it reads the host, takes the lock, records, writes nothing).
+    Interleaved, a shuffled order per round."""
+    tools = {"sh -c true": ["sh", "-c", "true"]}
+    if shutil.which("busybox"):
+        tools["busybox sh -c true"] = ["busybox", "sh", "-c", "true"]
+    tools["hpfilld --version"] = [hpfilld, "--version"]
+    tools["hpfilld --once, nothing to do"] = [hpfilld, "--once", "-q", "--pool", "2M:0", "--shrink"]
+    times = {t: [] for t in tools}
+    with pool_kept():
+        write("nr_hugepages", 0)
+        for i in range(runs):
+            for name in round_order(tools, i):
+                times[name].append(timed(tools[name]))
+    return times

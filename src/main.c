@@ -446,7 +446,7 @@ static int drop_privileges(const struct options *o, const struct config *c) {
         if (c->n_reserves > 0 && !o->once)
                 keep |= UINT64_C(1) << CAP_LEASE | UINT64_C(1) << CAP_CHOWN;
         /* the daemon runs for the life of the machine: its bounding set goes too */
-        r = caps_drop_all_but(keep, !o->once);
+        r = caps_drop_all_but(keep, !o->once, !o->once && !o->dry_run && !o->check_config);
         if (r >= 0 && caps_effective(&eff) >= 0)
                 log_debug("Capabilities left: 0x%" PRIx64, eff);
         return r;

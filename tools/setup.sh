@@ -15,10 +15,11 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # libxml2-utils (xmllint) and libvirt-clients (virt-xml-validate, libvirt's schemas): the libvirt
 # recipe in doc/recipes/ checked; python3-jsonschema: the JSON output checked against
 # doc/hpfilld-json.schema.json; build-essential: dpkg-buildpackage's own check of the build
-# dependencies (not in a minbase root); tmux: the progress shown in a real terminal.
+# dependencies (not in a minbase root); tmux: the progress shown in a real terminal; strace: the
+# writes of a fill counted (tests/root/sysfs-writes.sh).
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
 build-essential debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients python3-jsonschema
-tmux"
+tmux strace"
 
 pkgs=$build_pkgs
 case "${1:-}" in

@@ -10,14 +10,14 @@
 #include "fill/stop.h"
 #include "kernel/topology.h"
 
-/* The first write of a node asks for SYSFS_STEP_BYTES of memory (one page for gigantic
- * pages); later writes are sized from the rate the kernel showed so that each takes about
- * SYSFS_STEP_NS. Each write re-enters the kernel's resize path, about 0.2 ms a write on the
- * build machine (8% of a warm 4 GiB fill when split into 1 GiB writes), so writes are few;
- * but short enough that progress shows and a stop lands between writes well within a
- * second: 4 GiB of 2 MiB pages took 180 ms at the slowest (first touch) rate measured. */
-#define SYSFS_STEP_BYTES (UINT64_C(4) << 30)
-#define SYSFS_STEP_NS (UINT64_C(200) * 1000 * 1000)
+/* The first write of a node asks for at most SYSFS_STEP_BYTES of memory (one page for gigantic
+ * pages; half as much again where that is the rest, choose_write_pages()); later writes are
+ * sized from the rate and the fixed cost a write the kernel showed (choose_write_pages()). Under
+ * HVO each write costs an RCU grace period (about 10 ms here, 20% of an 8 GiB fill), so a fill of
+ * up to 12 GiB a node is one write, as echo makes it. A stop waits for the write in progress: 8
+ * GiB took 360 ms at the slowest (first touch) rate measured here, and takes about 1 s where the
+ * kernel zeroes each page it allocates (init_on_alloc, about 8 GB/s). */
+#define SYSFS_STEP_BYTES (UINT64_C(8) << 30)
 #define SYSFS_GIGANTIC (UINT64_C(1) << 30)
 
 /* Retry rounds for nodes that came back short; a round that gains nothing ends them sooner.
@@ -44,7 +44,7 @@ struct fill_shared {
         struct stop *stop;
         uint64_t step_bytes;
         uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
-        uint64_t step_ns;    /* how long a write should take; 0: SYSFS_STEP_NS */
+        uint64_t step_ns;    /* how long a write should take; 0: CHOOSE_WRITE_NS (tests) */
         /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
          * whichever writer gets there first) and go on with more rounds */
         bool drop_caches;

@@ -55,6 +55,26 @@ struct choose_node {
  * the plain rate and no fixed cost). */
 void choose_fit(uint64_t k1, uint64_t t1, uint64_t k2, uint64_t t2, double *ret_rate, double *ret_fixed_ns);
 
+/* How big a sysfs write is. A write costs a fixed part whatever its size (choose_fit(): under HVO an
+ * RCU grace period, about 10 ms here; else about 0.2 ms) and a part per page. A stop and the
+ * progress wait for the write in progress, so a write lasts about CHOOSE_WRITE_NS at the rate
+ * measured (its pages' part: the fixed part comes on top); but at least CHOOSE_WRITE_COST_SHARE
+ * times the fixed part, which keeps the writes' fixed cost within 2% of a long fill, and at most
+ * CHOOSE_WRITE_MAX_NS. A rest that would take at
+ * most half as long again as a write is written at once: its own write would cost the fixed part
+ * again for little. So a short fill is one write, wherever a write is costly. */
+#define CHOOSE_WRITE_NS (UINT64_C(200) * 1000 * 1000)
+#define CHOOSE_WRITE_MAX_NS (UINT64_C(1000) * 1000 * 1000)
+#define CHOOSE_WRITE_COST_SHARE 50
+struct choose_write {
+        double rate;       /* pages per second by the last writes, fixed part aside; 0: none yet */
+        double fixed_ns;   /* the fixed part of a write */
+        uint64_t first;    /* pages of a node's first write, before any rate is known */
+        uint64_t write_ns; /* how long a write should take; 0: CHOOSE_WRITE_NS */
+};
+/* Pages of the next write of a node with @left pages to go: at least one, at most @left. */
+uint64_t choose_write_pages(const struct choose_write *w, uint64_t left);
+
 /* Estimated time of the rest of a pool by @m, in ns: sysfs nodes are filled one after the other
  * (one writer per size, the kernel's resize_lock), fault nodes at once (workers per node).
  * UINT64_MAX when @m was not measured on a node that has pages left. */

@@ -14,6 +14,7 @@
 #include "util/macro.h"
 #include "fill/pin.h"
 #include "kernel/pool.h"
+#include "plan/choose.h"
 
 int sysfs_fill_init(struct sysfs_fill *f, struct fill_shared *shared, const struct plan_pool *pool) {
         *f = (struct sysfs_fill) { .shared = shared, .pool = pool };
@@ -120,7 +121,9 @@ void fill_count_step(struct fill_shared *s) {
 static int move_node(struct sysfs_fill *f, size_t i) {
         const struct plan_node *n = &f->pool->nodes[i];
         struct fill_shared *s = f->shared;
-        uint64_t step = s->step_pages ?: sysfs_first_step(f->pool->page_size, s->step_bytes);
+        /* the writes so far: the last one's pages and time, for a fixed cost a write (choose_fit()) */
+        struct choose_write w = { .first = sysfs_first_step(f->pool->page_size, s->step_bytes), .write_ns = s->step_ns };
+        uint64_t k_last = 0, t_last = 0;
         uint64_t cur = f->after[i]; /* as last seen; read again at the top of each step */
         int r;
 
@@ -158,7 +161,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                         goto fail;
                 if (cur >= n->target)
                         break;
-                want = n->target - cur > step ? cur + step : n->target;
+                want = cur + (s->step_pages ? MIN(s->step_pages, n->target - cur) : choose_write_pages(&w, n->target - cur));
 
                 r = write_nr(s, n->node, f->pool->page_size, want);
                 if (r < 0)
@@ -166,12 +169,14 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                 r = read_nr(s, n->node, f->pool->page_size, &got);
                 if (r < 0)
                         goto fail;
-                dt = now_ns() - t0;
-                if (!s->step_pages && got > cur)
-                        /* next write: about SYSFS_STEP_NS at the rate just seen */
-                        step = MAX(UINT64_C(1), (s->step_ns ?: SYSFS_STEP_NS) / MAX(UINT64_C(1), dt / (got - cur)));
-                if (got > cur)
+                dt = MAX(now_ns() - t0, UINT64_C(1));
+                if (got > cur) {
+                        /* the next write from this one and the one before */
+                        choose_fit(k_last, t_last, got - cur, dt, &w.rate, &w.fixed_ns);
+                        k_last = got - cur;
+                        t_last = dt;
                         atomic_fetch_add(&f->done, got - cur);
+                }
                 fill_count_step(s);
                 if (got < want) {
                         /* The write succeeded and the kernel gave what it could: the node is short

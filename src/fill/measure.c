@@ -111,9 +111,14 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
                 s->want[i] = MIN(c->left, workers);
         else if (!s->pp->rule.forced && !s->ops->probe_always && pool_short_anyway(s))
                 s->want[i] = c->left;
-        else if (hvo && !s->pp->rule.forced)
-                s->want[i] = MIN(c->left, s->ops->sysfs_step_pages ?: sysfs_first_step(s->pp->page_size, SYSFS_STEP_BYTES));
-        else
+        else if (hvo && !s->pp->rule.forced) {
+                /* the method's own first write, as the writer sizes it */
+                struct choose_write w = {
+                        .first = sysfs_first_step(s->pp->page_size, s->ops->sysfs_step_bytes ?: SYSFS_STEP_BYTES),
+                };
+
+                s->want[i] = s->ops->sysfs_step_pages ? MIN(c->left, s->ops->sysfs_step_pages) : choose_write_pages(&w, c->left);
+        } else
                 s->want[i] = MIN(c->left, MAX(UINT64_C(1), MIN((uint64_t) MEASURE_SYSFS_PAGES, c->left / 16)));
         r = run_segment(s, m, s->pp->threads, false, &ns);
         if (r != 0)

@@ -79,6 +79,20 @@ void choose_fit(uint64_t k1, uint64_t t1, uint64_t k2, uint64_t t2, double *ret_
         *ret_rate = per_page > 0 ? 1e9 / per_page : 0;
 }
 
+uint64_t choose_write_pages(const struct choose_write *w, uint64_t left) {
+        double ns = (double) (w->write_ns ?: CHOOSE_WRITE_NS), pages;
+
+        if (w->rate <= 0)
+                pages = (double) MAX(w->first, UINT64_C(1));
+        else {
+                /* the pages' part of the write: long enough that the fixed part is a small
+                 * share, short enough for a stop */
+                ns = MIN(MAX(ns, w->fixed_ns * CHOOSE_WRITE_COST_SHARE), MAX(ns, (double) CHOOSE_WRITE_MAX_NS));
+                pages = MAX(w->rate * ns / 1e9, 1.0);
+        }
+        return (double) left <= pages * 1.5 ? left : (uint64_t) pages;
+}
+
 bool choose_probe_worth(const struct choose_node *nodes, size_t n, enum fill_mode first) {
         return choose_estimate_ns(nodes, n, first) >= CHOOSE_PROBE_WORTH_NS;
 }

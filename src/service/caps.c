@@ -108,7 +108,7 @@ static int set_caps(uint64_t keep, bool daemon) {
         return 0;
 }
 
-int caps_drop_all_but(uint64_t keep, bool bounding) {
+int caps_drop_all_but(uint64_t keep, bool bounding, bool daemon) {
         uint64_t eff = 0;
         int r;
 
@@ -122,7 +122,7 @@ int caps_drop_all_but(uint64_t keep, bool bounding) {
                         return r;
         }
         keep &= eff; /* capset() cannot add what we do not have */
-        r = set_caps(keep, bounding);
+        r = set_caps(keep, daemon);
         if (r < 0)
                 return r;
         return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;

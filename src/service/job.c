@@ -262,6 +262,7 @@ static void test_planned(void) {
 
 static void test_hooks(struct fill_shared *s) {
         s->step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0);
+        s->step_bytes = test_env("HPFILLD_TEST_STEP_BYTES", s->step_bytes);
         s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
         s->pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO");
         s->pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0);

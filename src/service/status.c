@@ -166,7 +166,7 @@ int status_main(int argc, char *argv[]) {
          * capabilities to read go on (CAP_DAC_READ_SEARCH: a reservation of another owner's, mode
          * 0600, opened for its lease; CAP_LEASE: the lease, given back at once, that tells whether
          * a VM has it open), every one that writes or overrides a file's mode goes */
-        r = caps_drop_all_but(UINT64_C(1) << CAP_DAC_READ_SEARCH | UINT64_C(1) << CAP_LEASE, false);
+        r = caps_drop_all_but(UINT64_C(1) << CAP_DAC_READ_SEARCH | UINT64_C(1) << CAP_LEASE, false, false);
         if (r < 0) {
                 log_error_errno(r, "Cannot give up the capabilities: %m");
                 return 1;

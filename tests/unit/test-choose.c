@@ -194,6 +194,38 @@ TEST(test_fit) {
         CHECK(rate > 9999 && rate < 10001);
 }
 
+TEST(test_write_pages) {
+        /* before any rate: the first write, or the whole rest where it is at most half as much again */
+        static const struct {
+                double rate, fixed_ns;
+                uint64_t first, write_ns, left, want;
+        } t[] = {
+                { 0, 0, 4096, 0, 4096, 4096 },       /* 8 GiB of 2M pages: one write, as echo */
+                { 0, 0, 4096, 0, 6144, 6144 },       /* 12 GiB: still one */
+                { 0, 0, 4096, 0, 6145, 4096 },
+                { 0, 0, 4096, 0, 10, 10 },
+                { 0, 0, 0, 0, 10, 1 },               /* at least a page */
+                /* 150000 pages/s and 0.2 ms a write: 200 ms a write */
+                { 150000, 0.2e6, 4096, 0, 1000000, 30000 },
+                { 150000, 0.2e6, 4096, 0, 45000, 45000 }, /* the rest at once */
+                { 150000, 0.2e6, 4096, 0, 45001, 30000 },
+                /* HVO, 10 ms a write: 500 ms a write, the fixed cost 2% of it */
+                { 150000, 10e6, 4096, 0, 1000000, 75000 },
+                { 150000, 10e6, 4096, 0, 112500, 112500 },
+                /* a fixed cost of 100 ms: writes of 1 s, no longer */
+                { 150000, 100e6, 4096, 0, 1000000, 150000 },
+                /* a test's write time, shorter than any write: a page a write */
+                { 1000, 0, 10, 1, 60, 1 },
+                { 1000, 0, 10, 1, 1, 1 },
+        };
+
+        for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+                struct choose_write w = { t[i].rate, t[i].fixed_ns, t[i].first, t[i].write_ns };
+
+                CHECK_EQ(choose_write_pages(&w, t[i].left), t[i].want);
+        }
+}
+
 TEST(test_costly_writes) {
         /* HVO: a sysfs write costs 10 ms whatever its size, a page 20 us; the first small step
          * alone says 1500 pages/s, and 2000 pages at that rate would be worth probing fault */
@@ -207,12 +239,21 @@ TEST(test_costly_writes) {
         CHECK_EQ(o.choice.method, FILL_MODE_SYSFS);
         CHECK(o.choice.sysfs_rate > 49000 && o.choice.sysfs_rate < 51000);
 
-        /* where HVO is known on, no extra write: the first is the method's own, and the fill
-         * under 4 GiB takes one */
+        /* where HVO is known on, no extra write: the first is the method's own, and a fill of
+         * up to 12 GiB takes one (8 GiB, 4096 pages: one, as echo) */
+        static const uint64_t one_write[] = { 2000, 4096, 6144 };
+        for (size_t i = 0; i < sizeof(one_write) / sizeof(one_write[0]); i++) {
+                s = (struct sim) { .rate = { { 0, 50000, 100 } }, .write_ns = 10e6, .hvo = { 1, 1 } };
+                CHECK_EQ(sim_fill(&s, 1, one_write[i], FILL_MODE_SYSFS, &o, after), 0);
+                CHECK_EQ(after[0], one_write[i]);
+                CHECK_EQ(s.runs[FILL_MODE_SYSFS], 1u);
+                CHECK_EQ(s.runs[FILL_MODE_FAULT], 0u);
+        }
+        /* 16 GiB: the first write of 8 GiB, then the rest (too short for a fault probe) */
         s = (struct sim) { .rate = { { 0, 50000, 100 } }, .write_ns = 10e6, .hvo = { 1, 1 } };
-        CHECK_EQ(sim_fill(&s, 1, 2000, FILL_MODE_SYSFS, &o, after), 0);
-        CHECK_EQ(after[0], 2000);
-        CHECK_EQ(s.runs[FILL_MODE_SYSFS], 1u);
+        CHECK_EQ(sim_fill(&s, 1, 8192, FILL_MODE_SYSFS, &o, after), 0);
+        CHECK_EQ(after[0], 8192);
+        CHECK_EQ(s.runs[FILL_MODE_SYSFS], 2u);
         CHECK_EQ(s.runs[FILL_MODE_FAULT], 0u);
 }
 
@@ -353,6 +394,7 @@ int main(void) {
         RUN(test_rule);
         RUN(test_hvo_kernel);
         RUN(test_fit);
+        RUN(test_write_pages);
         RUN(test_costly_writes);
         RUN(test_zeroing_kernel);
         RUN(test_short_fill);

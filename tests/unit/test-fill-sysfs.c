@@ -283,6 +283,33 @@ static int sim_drop_caches(void *u) {
         return 0;
 }
 
+/* The first write asks for step_bytes (10 pages here), or the whole node where that is at most
+ * half as much again: 15 pages in one write (a second would cost the kernel's fixed cost of a
+ * write, an RCU grace period under HVO, for 5 pages), 16 in two. */
+TEST(test_first_write_takes_a_short_rest) {
+        static const struct {
+                const char *spec;
+                unsigned writes;
+        } t[] = { { "2M:15", 1 }, { "2M:16", 2 }, { "2M:1", 1 } };
+
+        for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+                struct sim sim = { .cap = { 1000, 1000 } };
+                struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
+                struct setup s;
+                struct sysfs_fill f;
+
+                setup(&s, 1, t[i].spec, false);
+                s.shared.ops = &ops;
+                CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
+                sysfs_fill_run(&f);
+                CHECK_EQ(f.error, 0);
+                CHECK_EQ(sim.nr[0], s.p.pools[0].nodes[0].target);
+                CHECK_EQ(sim.writes, t[i].writes);
+                sysfs_fill_done(&f);
+                teardown(&s);
+        }
+}
+
 TEST(test_retry_after_compaction) {
         struct sim sim = { .cap = { 20, 1000 }, .release = { 5, 0 }, .max_compactions = 3 };
         struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
@@ -582,6 +609,7 @@ int main(void) {
         RUN(test_fake_tree_missing_file);
         RUN(test_fake_tree_not_an_attribute);
         RUN(test_stop_before_start);
+        RUN(test_first_write_takes_a_short_rest);
         RUN(test_retry_after_compaction);
         RUN(test_drop_caches_when_dry);
         RUN(test_retry_until_met);
