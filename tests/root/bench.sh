@@ -96,7 +96,7 @@ pool2m_set 5
 expect_rc 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" bench --size 32M --runs 1
 expect_in "$WORK/err" "^hpfilld: bench needs root: it fills and empties the pools, and /sys/.*/nr_hugepages is not writable here \(Permission denied\); nothing was changed$"
 ! grep -q "could not put the pool back" "$WORK/err" || fail "as a user: $(cat "$WORK/err")"
-[ "$(snapshot)" = "$before" ] || fail "bench as a user changed the pools"
+[ "$(snapshot)" = "$before" ] || { diff <(echo "$before") <(snapshot); fail "bench as a user changed the pools"; }
 
 expect_rc 2 "$HPFILLD" bench --size 100T
 expect_in "$WORK/err" "more than half of node"
