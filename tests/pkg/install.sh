@@ -95,6 +95,15 @@ version_out=$(rootfs_chroot /usr/sbin/hpfilld --version) || fail "hpfilld --vers
 [[ $version_out == "hpfilld $version"* ]] || fail "hpfilld --version says '$version_out', expected $version"
 ok "the installed binary runs: $(echo "$version_out" | head -n 1)"
 
+# the unit's type is the one for the systemd the package was built against (debian/rules), and
+# a Type=notify-reload package Breaks the systemd that cannot load it
+want_type=notify want_breaks=""
+if pkg-config --atleast-version=253 systemd; then want_type=notify-reload want_breaks="systemd (<< 253)"; fi
+unit_type=$(sed -n 's/^Type=//p' "$ROOT/lib/systemd/system/hpfilld.service")
+[ "$unit_type" = "$want_type" ] || fail "the installed unit is Type=$unit_type, expected $want_type (built against systemd $(pkg-config --modversion systemd))"
+[ "$(dpkg-deb -f "$DEB" Breaks)" = "$want_breaks" ] || fail "the package Breaks '$(dpkg-deb -f "$DEB" Breaks)', expected '$want_breaks'"
+ok "the unit is Type=$unit_type for systemd $(pkg-config --modversion systemd)${want_breaks:+, Breaks: $want_breaks}"
+
 # the conffile: dpkg's, as the source has it, and it fills nothing
 conffiles=$(rootfs_chroot dpkg-query -W -f '${Conffiles}' hpfilld)
 want_md5=$(md5sum <"$SOURCE_ROOT/conf/hpfilld.conf" | cut -d' ' -f1)
