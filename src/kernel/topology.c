@@ -209,6 +209,12 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
         /* the machine's count beside the nodes', to see when theirs lag; optional */
         if (read_meminfo_field(rootfd, "proc/meminfo", "MemTotal", &t->machine_mem, NULL) < 0)
                 t->machine_mem = 0;
+        /* where they lag, which nodes do: each one's memory blocks (read only then: a large
+         * machine has thousands); unknown (0) where there are none */
+        if (topology_uncounted(t) > 0)
+                for (size_t i = 0; i < n_online; i++)
+                        if (t->nodes[i].has_memory && node_present_memory(rootfd, t->nodes[i].id, &t->nodes[i].present) < 0)
+                                t->nodes[i].present = 0;
         /* Distances only matter to place the work of a node without CPUs. */
         for (size_t i = 0; i < n_online; i++) {
                 if (t->nodes[i].n_cpus > 0)
@@ -307,13 +313,22 @@ uint64_t topology_uncounted(const struct topology *t) {
 }
 
 uint64_t topology_node_share(const struct topology *t, size_t idx) {
-        uint64_t all = topology_nodes_mem(t), mem = t->nodes[idx].mem_total;
+        const struct topo_node *n = &t->nodes[idx];
+        uint64_t all = topology_nodes_mem(t), uncounted = topology_uncounted(t);
 
-        if (all == 0 || !t->nodes[idx].has_memory)
-                return mem;
-        return mem + (uint64_t) ((unsigned __int128) topology_uncounted(t) * mem / all);
+        if (all == 0 || !n->has_memory || uncounted == 0)
+                return n->mem_total;
+        if (n->present)
+                return MAX(n->mem_total, n->present);
+        return n->mem_total + (uint64_t) ((unsigned __int128) uncounted * n->mem_total / all);
 }
 
 uint64_t topology_node_limit(const struct topology *t, size_t idx) {
-        return t->nodes[idx].mem_total + (t->nodes[idx].has_memory ? topology_uncounted(t) : 0);
+        const struct topo_node *n = &t->nodes[idx];
+        uint64_t uncounted = n->has_memory ? topology_uncounted(t) : 0;
+
+        if (uncounted == 0)
+                return n->mem_total;
+        /* a node that lags nothing holds no more than it counts */
+        return n->present ? MAX(n->mem_total, n->present) : n->mem_total + uncounted;
 }

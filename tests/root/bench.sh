@@ -83,13 +83,14 @@ fi
 
 # surplus pages a workload holds are not the bench's: not counted, and surplus again after
 pool2m_set 0
+oc_found=$(cat $HP/hugepages-2048kB/nr_overcommit_hugepages)
 echo 20 >$HP/hugepages-2048kB/nr_overcommit_hugepages
 hold_pages 8
 with_workload=$(snapshot)
 expect_rc 0 "$HPFILLD" bench --size 32M --runs 1
 [ "$(snapshot)" = "$with_workload" ] || fail "bench changed the pools of a workload: $(diff <(echo "$with_workload") <(snapshot))"
 hold_release
-echo 0 >$HP/hugepages-2048kB/nr_overcommit_hugepages
+echo "$oc_found" >$HP/hugepages-2048kB/nr_overcommit_hugepages
 pool2m_set 5
 
 # as a user: it needs root, and says so; nothing changes

@@ -65,7 +65,17 @@ nodes_kb=0
 for n in $(mem_nodes); do nodes_kb=$((nodes_kb + $(awk '/MemTotal/ { print $4 }' "$NODES/node$n/meminfo"))); done
 machine_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 if [ $((machine_kb - nodes_kb)) -gt $((nodes_kb / 100)) ]; then
-        mem_kb=$((mem_kb + (machine_kb - nodes_kb) * mem_kb / nodes_kb))
+        # its present memory where its memory blocks say, else its share of what is not counted
+        blocks=0
+        for b in "$NODES/node$first"/memory[0-9]*; do
+                [ "$(cat "$b/state" 2>/dev/null)" = online ] && blocks=$((blocks + 1))
+        done
+        if [ "$blocks" -gt 0 ] && [ -r /sys/devices/system/memory/block_size_bytes ]; then
+                present_kb=$((blocks * 0x$(cat /sys/devices/system/memory/block_size_bytes) / 1024))
+                [ "$present_kb" -gt "$mem_kb" ] && mem_kb=$present_kb
+        else
+                mem_kb=$((mem_kb + (machine_kb - nodes_kb) * mem_kb / nodes_kb))
+        fi
 fi
 want=$((mem_kb * 1 / 100 / 2048))
 expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$want" --dry-run

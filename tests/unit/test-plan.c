@@ -548,6 +548,47 @@ TEST(test_budget_lagging_nodes) {
         }
 }
 
+/* The review's case: two nodes of 12 GiB present, node0 counting 3, node1 all 12, the machine
+ * 24: node1, which lags nothing, is held to its 12 (a percentage too), node0 to its present 12. */
+TEST(test_budget_one_node_lagging) {
+        static const struct {
+                const char *specs[3];
+                const char *msg; /* NULL: planned */
+                uint64_t want_node1;
+        } cases[] = {
+                { { "2M:node1=17G" }, "node1: 8704 2M pages are more than its memory", 0 },
+                { { "2M:node0=10G" }, NULL, 0 },
+                { { "2M:node0=13G" }, "node0: 6656 2M pages are more than its memory", 0 },
+                { { "2M:50%" }, NULL, 3072 },
+                /* 90% of node1's 12 GiB, not of 12 and a share of node0's lag */
+                { { "2M:90%" }, NULL, 5529 },
+        };
+        struct machine m;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct plan p;
+                struct error e = {};
+                int r;
+
+                machine(&m, 2, 12 * GB, 0, 0, false);
+                m.nodes[0].mem_total = 3 * GB;
+                m.nodes[0].present = m.nodes[1].present = 12 * GB;
+                m.t.min_free_kbytes = 67584;
+                m.t.machine_mem = 24 * GB;
+                r = plan_specs(&m, cases[i].specs, false, &p, &e);
+                if ((r == 0) != !cases[i].msg)
+                        fprintf(stderr, "case %zu: %d %s\n", i, r, e.msg);
+                CHECK_EQ(r == 0, !cases[i].msg);
+                if (r < 0) {
+                        CHECK_STR_CONTAINS(e.msg, cases[i].msg);
+                        continue;
+                }
+                if (cases[i].want_node1)
+                        CHECK_EQ(p.pools[0].nodes[1].target, cases[i].want_node1);
+                plan_done(&p);
+        }
+}
+
 /* Each reservation must fit in its pool's free pages after the fill, node by node, and in the
  * whole pool's less what others' mappings hold reserved. */
 TEST(test_reserve_fits) {
@@ -611,6 +652,7 @@ int main(void) {
         RUN(test_headroom);
         RUN(test_budget);
         RUN(test_budget_lagging_nodes);
+        RUN(test_budget_one_node_lagging);
         RUN(test_reserve_fits);
         RUN(test_reservations);
         RUN(test_methods);

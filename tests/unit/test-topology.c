@@ -147,6 +147,47 @@ TEST(test_lagging_nodes) {
         }
 }
 
+/* Where the counts lag, each node's memory blocks say which node lags: node0 counts 1024 MiB of
+ * its 7168 present, node1 all its 1024; a block offline does not count; without blocks, the
+ * shares of what no node counts, as above. */
+TEST(test_lagging_node_blocks) {
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 2, 1024, 0, sizes);
+        fake_write(&r, "proc/meminfo", "MemTotal:        8388608 kB\n");
+        fake_write(&r, "sys/devices/system/memory/block_size_bytes", "8000000\n"); /* 128 MiB */
+        for (unsigned b = 0; b < 68; b++) { /* node0: 56 online and one offline; node1: 8 */
+                char path[96];
+
+                if (b >= 57 && b < 60)
+                        continue;
+                (void) snprintf(path, sizeof(path), "sys/devices/system/node/node%u/memory%u/state", b < 60 ? 0 : 1, b);
+                fake_write(&r, path, b < 56 || b >= 60 ? "online\n" : "offline\n");
+        }
+        fake_write(&r, "sys/devices/system/node/node1/memory_failure/state", "online\n"); /* no block */
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK_EQ(topology_uncounted(&t) >> 20, 6144);
+        CHECK_EQ(t.nodes[0].present >> 20, 7168);
+        CHECK_EQ(t.nodes[1].present >> 20, 1024);
+        CHECK_EQ(topology_node_limit(&t, 0) >> 20, 7168);
+        CHECK_EQ(topology_node_share(&t, 0) >> 20, 7168);
+        /* the node that lags nothing holds what it counts, no more */
+        CHECK_EQ(topology_node_limit(&t, 1) >> 20, 1024);
+        CHECK_EQ(topology_node_share(&t, 1) >> 20, 1024);
+        topology_done(&t);
+
+        /* a bad block size: unknown, the shares as without blocks */
+        fake_write(&r, "sys/devices/system/memory/block_size_bytes", "zz\n");
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK_EQ(t.nodes[0].present, 0);
+        CHECK_EQ(topology_node_limit(&t, 1) >> 20, 7168);
+        topology_done(&t);
+        fake_root_free(&r);
+}
+
 TEST(test_odd_sysfs) {
         static const struct {
                 const char *file, *content, *why;
@@ -241,6 +282,7 @@ int main(void) {
         RUN(test_memory_list);
         RUN(test_flat_machine);
         RUN(test_lagging_nodes);
+        RUN(test_lagging_node_blocks);
         RUN(test_odd_sysfs);
         RUN(test_odd_counters);
         RUN(test_long_cpulist);
