@@ -574,6 +574,34 @@ TEST(test_inline_wait) {
         stop_done(&stop);
 }
 
+/* Two stop signals queued before a lone task waits on the signals' thread: the wait reads the
+ * first and returns, with the second still queued (not read under the stop's lock, where its
+ * stop_request() would lock it again: the wait never returned). */
+static void raise_two_and_wait(void *arg) {
+        struct stop *stop = arg;
+
+        CHECK_EQ(kill(getpid(), SIGINT), 0);
+        CHECK_EQ(kill(getpid(), SIGTERM), 0);
+        stop_wait(stop);
+}
+
+TEST(test_inline_wait_two_signals) {
+        struct timespec now = { 0, 0 };
+        struct stop stop;
+        struct task job = { raise_two_and_wait, &stop };
+        sigset_t term;
+
+        stop_init(&stop);
+        CHECK_EQ(executor_run(&job, 1, &stop, 50, NULL, NULL), 0);
+        CHECK(stop_requested(&stop));
+        CHECK_EQ(stop.signo, SIGINT);
+        stop_done(&stop);
+        /* the second one, left for whoever reads signals next: taken here, not by a later test */
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        CHECK_EQ(sigtimedwait(&term, NULL, &now), SIGTERM);
+}
+
 /* A lone task that pins itself runs on the calling thread, which gets its CPUs back. */
 static void pin_to_first(void *arg) {
         cpu_set_t one;
@@ -623,6 +651,7 @@ int main(void) {
         RUN(test_inline_fill_with_hook);
 #endif
         RUN(test_inline_wait);
+        RUN(test_inline_wait_two_signals);
         RUN(test_inline_affinity_restored);
         return 0;
 }
