@@ -477,7 +477,7 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
                         after[k] = pool_counts_persistent(&pc);
                         surplus_after[k] = pc.surplus;
                 } else {
-                        after[k] = run->sysfs.after[k];
+                        after[k] = pool_run_node_after(run, k);
                         surplus_after[k] = pp->nodes[k].surplus;
                 }
         }

@@ -9,6 +9,7 @@
 #include "fill/executor.h"
 #include "fake-root.h"
 #include "fill/fill.h"
+#include "fill/fill_auto.h"
 #include "fill/fill_sysfs.h"
 #include "test.h"
 #include "util/fileio.h"
@@ -514,6 +515,33 @@ TEST(test_fill_create_fails) {
         teardown(&s);
 }
 
+/* A measured pool (Mode=auto) after the executor failed for the pools before it: its run is one
+ * for the whole pool, which the report falls back on where it cannot read a node's count (the
+ * second failure): the plan's counts, not a one-element array of the empty copy run first. */
+TEST(test_measured_after_create_fails) {
+        struct setup s;
+        struct pool_run runs[1] = {};
+
+        setup(&s, 2, "2M:100", false);
+        s.p.pools[0].measured = true;
+        s.p.pools[0].nodes[0].now = 3;
+        s.p.pools[0].nodes[1].now = 7;
+        s.shared.tick = tick; /* a thread for the lone writer */
+        creates_left = 0;
+        executor_thread_create = create_limited;
+        CHECK_EQ(fill_execute_plan(&s.shared, &s.p, runs), -EAGAIN);
+        executor_thread_create = pthread_create;
+        CHECK(runs[0].plan == &s.p.pools[0]);
+        CHECK_EQ(runs[0].error, -EAGAIN);
+        CHECK_STR_CONTAINS(runs[0].error_what, "pthread_create");
+        CHECK_EQ(pool_run_node_after(&runs[0], 0), 3);
+        CHECK_EQ(pool_run_node_after(&runs[0], 1), 7);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 0);
+        CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 0);
+        fill_runs_done(runs, 1);
+        teardown(&s);
+}
+
 #if HAVE_TEST_HOOKS
 struct on_thread {
         struct sysfs_fill *f;
@@ -646,6 +674,7 @@ int main(void) {
         RUN(test_executor_jobs);
         RUN(test_executor_create_fails);
         RUN(test_fill_create_fails);
+        RUN(test_measured_after_create_fails);
 #if HAVE_TEST_HOOKS
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
