@@ -668,7 +668,8 @@ static int lock_host(struct job *j, const struct topology *t, const struct confi
         bool waited;
 
         *ret = EXIT_FAIL;
-        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop, &waited);
+        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop,
+                           &(struct hostlock_wait) { j->waiting, j->userdata }, &waited);
         if (fd < 0)
                 return -1;
         /* what a fill that died left raised: put back before we read the pools */
