@@ -99,6 +99,16 @@ static void version(void) {
 /* A bad command line: say what and where to look, return -EINVAL. */
 #define usage_error(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld --help' for more information."), -EINVAL)
 
+/* An argument where none is taken; @first: in the command's place, maybe a mistyped one. */
+static int unexpected_argument(const char *arg, bool first) {
+        static const char *const commands[] = { "status", "bench" };
+        const char *near = first ? name_closest(arg, commands, ELEMENTSOF(commands)) : NULL;
+
+        if (near)
+                return usage_error("unknown command '%s'; did you mean 'hpfilld %s'?", arg, near);
+        return usage_error("unexpected argument '%s'", arg);
+}
+
 static int option_pool(struct options *o, const char *value) {
         struct pool_spec spec;
         struct error e = {};
@@ -271,7 +281,7 @@ static int parse_option(struct options *o, int c, char *argv[]) {
         case 1: /* an argument: only the names right after --release NAME are taken */
                 if (o->release_names_follow)
                         return option_release(o, optarg);
-                return usage_error("unexpected argument '%s'", optarg);
+                return unexpected_argument(optarg, optarg == argv[1]);
         case 'c':
                 o->config = optarg;
                 return 0;
