@@ -148,10 +148,11 @@ static int option_reserve(struct options *o, const char *value) {
 }
 
 static int option_release(struct options *o, char *name) {
+        struct error e = {};
         char **l;
 
-        if (!reserve_name_valid(name))
-                return usage_error("--release '%s': not a reservation name", name);
+        if (check_reserve_name(name, &e) < 0)
+                return usage_error("--release '%s': %s", name, e.msg);
         l = realloc(o->release, (o->n_release + 1) * sizeof(*l));
         if (!l)
                 return log_error_errno(-ENOMEM, "Out of memory");

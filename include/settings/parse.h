@@ -54,8 +54,9 @@ int parse_amount(const char *s, struct amount *ret, struct error *e);
 /* "SIZE:AMOUNT" */
 int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
 
-/* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. */
-bool reserve_name_valid(const char *s);
+/* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. 0, or -EINVAL with the
+ * reason in @e. */
+int check_reserve_name(const char *s, struct error *e);
 /* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
 

@@ -275,7 +275,9 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
         e->msg[0] = 0;
         switch (k) {
         case RKEY_NAME:
-                r = reserve_name_valid(value) ? copy_name(rs->name, sizeof(rs->name), value) : -EINVAL;
+                r = check_reserve_name(value, e);
+                if (r >= 0)
+                        r = copy_name(rs->name, sizeof(rs->name), value);
                 break;
         case RKEY_PAGE_SIZE:
                 r = parse_page_size(value, &rs->page_size, e);
