@@ -36,7 +36,7 @@ expect_rc 0 "$HPFILLD" bench --size 32M --runs 1
 expect_in "$WORK/out" "^MODE +THREADS/NODE +MS +GIB/S$"
 expect_in "$WORK/out" "^Recommended: Mode=(sysfs|fault)"
 expect_in "$WORK/out" "^auto picked (sysfs|fault), [0-9.]+x the best: .*pages/s"
-expect_in "$WORK/out" "^Kernel: Linux .*: HVO (on|off|absent), init_on_alloc (on|off) \(from: (kernel command line|/boot/config|unknown)\)$"
+expect_in "$WORK/out" "^Kernel: Linux .*: HVO (on|off|off \(not in this kernel\)), init_on_alloc (on|off) \(from: (kernel command line|/boot/config|unknown)\)$"
 [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
 # the winner, explained from the kernel it was measured on
 expect_in "$WORK/out" "^Winner: (sysfs|fault), [0-9.]+x as fast as (sysfs|fault): .+"
