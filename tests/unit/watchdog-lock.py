@@ -6,43 +6,13 @@ idle: WATCHDOG=1 at half of WATCHDOG_USEC, not silence for up to --lock-timeout.
 under --root; waits on the daemon's own messages (with a time limit against hangs)."""
 import fcntl
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 
-LIMIT = 30  # seconds: a hang fails the test instead of blocking the suite
-
-
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def tree(root):
-    """One node with 4 GiB and CPUs 0-1, empty 2M pools."""
-    node = root + "/sys/devices/system/node"
-    pool = node + "/node0/hugepages/hugepages-2048kB"
-    for f in ("nr_hugepages", "free_hugepages", "surplus_hugepages"):
-        write(pool + "/" + f, "0\n")
-    write(node + "/node0/cpulist", "0-1\n")
-    write(node + "/node0/meminfo", "Node 0 MemTotal:       4194304 kB\nNode 0 MemFree:        4000000 kB\n")
-    write(node + "/node0/distance", "10\n")
-    write(node + "/node0/compact", "")
-    for f in ("online", "has_memory"):
-        write(node + "/" + f, "0\n")
-    write(node + "/has_cpu", "0-1\n")
-    write(root + "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0\n")
-    write(root + "/proc/cmdline", "")
-    os.makedirs(root + "/run/hpfilld", mode=0o755)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import LIMIT, Notify, fail, finish, tree  # noqa: E402
 
 
 def main():
@@ -50,23 +20,9 @@ def main():
     work = tempfile.mkdtemp(prefix="hpfilld-watchdog-")
     root = work + "/root"
     tree(root)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(work + "/notify")
-    sock.settimeout(LIMIT)
-    messages = []
+    notify = Notify(work + "/notify")
+    until, messages = notify.until, notify.messages
     d = None
-
-    def until(word):
-        while True:
-            try:
-                m = sock.recv(4096).decode()
-            except socket.timeout:
-                fail("no %s within %d s; got %r (daemon %s)" % (word, LIMIT, messages,
-                                                               "running" if d.poll() is None else
-                                                               "exited %d" % d.returncode))
-            messages.append(m)
-            if word in m.split("\n"):
-                return
 
     # the lock file as hpfilld makes it (mode 0600: it replaces one of another mode)
     lock = os.fdopen(os.open(root + "/run/hpfilld/lock", os.O_RDWR | os.O_CREAT, 0o600), "w")
@@ -76,6 +32,7 @@ def main():
         env.pop("WATCHDOG_PID", None)
         d = subprocess.Popen([hpfilld, "--root", root, "--lock-timeout", str(LIMIT), "--pool", "2M:node0=4"],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        notify.daemon = d
         # while the lock is held here the fill cannot start: each WATCHDOG=1 is of the wait
         until("WATCHDOG=1")
         until("WATCHDOG=1")
@@ -96,10 +53,7 @@ def main():
         if "Another fill is running" not in err:
             fail("the daemon did not say it waited: %s" % err)
     finally:
-        if d and d.poll() is None:
-            d.kill()
-        sock.close()
-        shutil.rmtree(work)
+        finish(d, notify, work)
     print("PASS")
 
 
