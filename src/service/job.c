@@ -213,10 +213,11 @@ struct progress {
         struct job *job;
         const struct pool_run *runs;
         size_t n;
+        uint64_t logged[ELEMENTSOF(((struct job_status *) NULL)->pools)]; /* pages added, as last logged */
 };
 
 static void tick_progress(void *userdata) {
-        const struct progress *p = userdata;
+        struct progress *p = userdata;
         struct job_status st = { .n_pools = MIN(p->n, ELEMENTSOF(st.pools)) };
 
         for (size_t i = 0; i < st.n_pools; i++) {
@@ -228,6 +229,10 @@ static void tick_progress(void *userdata) {
                 for (size_t k = 0; k < pp->n_nodes; k++)
                         if (pp->nodes[k].action == PLAN_GROW)
                                 st.pools[i].wanted += pp->nodes[k].target - pp->nodes[k].now;
+                /* -v: a pool with pages to add, when it has added more since the last line */
+                if (st.pools[i].wanted == 0 || st.pools[i].added == p->logged[i])
+                        continue;
+                p->logged[i] = st.pools[i].added;
                 log_debug("%s pool: %" PRIu64 " of %" PRIu64 " pages added so far", page_size_name(pp->page_size, name),
                           st.pools[i].added, st.pools[i].wanted);
         }
@@ -533,6 +538,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 return log_error_errno(-ENOMEM, "Out of memory");
         tally.shorts = shorts;
         progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
+        for (size_t i = 0; i < ELEMENTSOF(progress.logged); i++)
+                progress.logged[i] = UINT64_MAX; /* the first tick of a pool says where it is */
 
         for (size_t i = 0; i < p->n_pools; i++) {
                 char name[32];
