@@ -20,6 +20,7 @@
 #include "util/macro.h"
 #include "util/rendezvous.h"
 #include "fill/pin.h"
+#include "plan/advise.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
 
@@ -140,11 +141,14 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
                 r = -EINTR;
         for (size_t i = 0; r >= 0 && i < p.pools[0].n_nodes; i++) {
                 uint64_t now;
+                char advice[320];
 
                 if (pool_read_persistent(b->rootfd, &b->t, p.pools[0].nodes[i].node, b->page_size, &now) >= 0 &&
-                    now < p.pools[0].nodes[i].target)
-                        r = log_error_errno(-ENOMEM, "node%u got %" PRIu64 " of %" PRIu64 " pages: use a smaller --size",
-                                            p.pools[0].nodes[i].node, now, p.pools[0].nodes[i].target);
+                    now < p.pools[0].nodes[i].target) {
+                        advise_bench_short(advice, sizeof(advice), p.pools[0].nodes[i].node, now,
+                                           p.pools[0].nodes[i].target, b->bytes_per_node / b->page_size, b->page_size);
+                        r = log_error_errno(-ENOMEM, "%s", advice);
+                }
         }
         fill_runs_done(runs, 1);
         plan_done(&p);
