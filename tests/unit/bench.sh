@@ -5,13 +5,10 @@
 # a node short of the one gigantic page --size asked for told why, not to use a smaller --size.
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
-case ${LD_PRELOAD:-} in
-*fake-kernel*) ;;
-*) echo "SKIP: not run under the fake kernel (LD_PRELOAD of tests/fakekernel, as meson test does)"; exit 77 ;;
-esac
+. "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+need_fake_kernel
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-. "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 bench() {
         want=$1
         shift
