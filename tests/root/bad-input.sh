@@ -51,7 +51,7 @@ expect_in "$WORK/err" "$WORK/bare/proc/meminfo: cannot read"
 check "--min '9.5%': expected a percentage from 1 to 100" --once --min 9.5% --pool 2M:1
 check "--release is done on its own" --once --release vm1
 check "--release is done on its own" --release vm1 --check-config
-check "--release 'a/b': 'a/b' is not a reservation name (only A-Z a-z 0-9 _ . - are taken)" --release vm1 a/b
+check "--release 'a/b': 'a/b' is not a reservation name \\(only A-Z a-z 0-9 _ \\. - are taken\\)" --release vm1 a/b
 check "--check-config and --dry-run" --check-config --dry-run --pool 2M:1
 # --release takes several names: each is looked for
 expect_rc 1 "$HPFILLD" --release hpfilld-test-none-1 hpfilld-test-none-2
