@@ -32,7 +32,10 @@ struct amount {
 struct pool_spec {
         uint64_t page_size; /* bytes */
         struct amount amount;
-        char origin[160]; /* where it was said, for messages: "--pool 2M:1G", "file:line" */
+        /* where it was said, for messages: "--pool 2M:1G", or in a file the Amount= line
+         * ("file:line"), what the machine's nodes and memory are checked against */
+        char origin[160];
+        char page_size_origin[160]; /* in a file the PageSize= line; empty: @origin */
 };
 
 /* A prefaulted reservation: pages kept, zeroed, in a named hugetlbfs file. */

@@ -74,7 +74,7 @@ check "$conf:4: not a text file" --once --config "$conf"
 check "$WORK/missing.conf: cannot read" --once --config "$WORK/missing.conf"
 check "$WORK: is a directory" --once --config "$WORK"
 printf '[Pool]\nPageSize=2M\nAmount=node77=1\n' >"$conf"
-check "$conf:1: node77 does not exist" --once --config "$conf"
+check "$conf:3: node77 does not exist" --once --config "$conf"
 # control characters in any input reach the log escaped: one record, no forged line
 check "$WORK/x\\\\012READY=1.conf: cannot read" --once --config "$WORK/x
 READY=1.conf"
