@@ -132,8 +132,10 @@ _hpfilld() {
                         COMPREPLY=($(compgen -W "$words" -- "$cur"))
                 fi
         fi
-        # bash replaces only the last piece of a word it split at ':' or '=': hand it that piece
+        # bash replaces only the last piece of a word it split at ':' or '=': hand it that piece.
+        # Right after the ':' or '=' the word is the separator itself, and the piece is empty.
         raw=${COMP_WORDS[COMP_CWORD]-}
+        [[ $raw =~ ^[:=]+$ ]] && raw=""
         pre=${cur%"$raw"}
         if [ -n "$pre" ]; then
                 for i in "${!COMPREPLY[@]}"; do

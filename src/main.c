@@ -99,6 +99,16 @@ static void version(void) {
 /* A bad command line: say what and where to look, return -EINVAL. */
 #define usage_error(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld --help' for more information."), -EINVAL)
 
+/* An argument where none is taken; @first: in the command's place, maybe a mistyped one. */
+static int unexpected_argument(const char *arg, bool first) {
+        static const char *const commands[] = { "status", "bench" };
+        const char *near = first ? name_closest(arg, commands, ELEMENTSOF(commands)) : NULL;
+
+        if (near)
+                return usage_error("unknown command '%s'; did you mean 'hpfilld %s'?", arg, near);
+        return usage_error("unexpected argument '%s'", arg);
+}
+
 static int option_pool(struct options *o, const char *value) {
         struct pool_spec spec;
         struct error e = {};
@@ -138,10 +148,11 @@ static int option_reserve(struct options *o, const char *value) {
 }
 
 static int option_release(struct options *o, char *name) {
+        struct error e = {};
         char **l;
 
-        if (!reserve_name_valid(name))
-                return usage_error("--release '%s': not a reservation name", name);
+        if (check_reserve_name(name, &e) < 0)
+                return usage_error("--release '%s': %s", name, e.msg);
         l = realloc(o->release, (o->n_release + 1) * sizeof(*l));
         if (!l)
                 return log_error_errno(-ENOMEM, "Out of memory");
@@ -271,7 +282,7 @@ static int parse_option(struct options *o, int c, char *argv[]) {
         case 1: /* an argument: only the names right after --release NAME are taken */
                 if (o->release_names_follow)
                         return option_release(o, optarg);
-                return usage_error("unexpected argument '%s'", optarg);
+                return unexpected_argument(optarg, optarg == argv[1]);
         case 'c':
                 o->config = optarg;
                 return 0;

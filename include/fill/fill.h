@@ -27,5 +27,8 @@ struct pool_run {
  * errno when the executor itself failed; pool errors are in the runs. */
 int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_run *runs);
 void fill_runs_done(struct pool_run *runs, size_t n);
+/* Node @k's persistent pages as run @r last saw them (the plan's count where it saw none), for a
+ * report that cannot read them back. */
+uint64_t pool_run_node_after(const struct pool_run *r, size_t k);
 /* Pages added so far to run @r: for progress reports, from any thread. */
 uint64_t pool_run_progress(const struct pool_run *r);

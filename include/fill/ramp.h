@@ -3,6 +3,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,18 +28,21 @@ struct ramp {
         unsigned max;
         bool settled;
         bool done;        /* no more work: gated workers leave */
+        uint64_t (*clock)(void); /* now, in ns: now_ns(), or a test's clock */
         uint64_t window_ns, window_start_ns, window_start_pages;
         unsigned window_chunks;
         double best;      /* pages per second of the best window */
 };
 
-/* @ramping false: all @max workers run at once (a fixed thread count). */
-void ramp_init(struct ramp *r, unsigned max, bool ramping, uint64_t now);
+/* @ramping false: all @max workers run at once (a fixed thread count). The first window starts
+ * at @clock()'s now. */
+void ramp_init(struct ramp *r, unsigned max, bool ramping, uint64_t (*clock)(void));
 void ramp_destroy(struct ramp *r);
 /* Worker @k blocks until it is admitted (true) or the work is over (false). */
 bool ramp_admit(struct ramp *r, unsigned k);
-/* A worker finished a chunk; @pages is the node's total so far. May admit one more worker. */
-void ramp_progress(struct ramp *r, uint64_t pages, uint64_t now);
+/* A worker finished a chunk, counted in @pages_done (the node's total so far), which this reads
+ * with the clock once it holds the ramp. May admit one more worker. */
+void ramp_progress(struct ramp *r, const _Atomic uint64_t *pages_done);
 /* No more work: wakes every gated worker. */
 void ramp_finish(struct ramp *r);
 /* Workers admitted so far. */

@@ -40,11 +40,15 @@ void stop_request(struct stop *s, int signo);
 void stop_wind_down(struct stop *s, bool on);
 /* A signal waiting on the signalfd @fd becomes a stop request. @block: wait for one. */
 void stop_take_signal(struct stop *s, int fd, bool block);
+/* A stop requested or a wind-down, as the flags say now: reads no signal, takes no lock. */
+static inline bool stop_flagged(struct stop *s) {
+        return atomic_load_explicit(&s->requested, memory_order_acquire) ||
+               atomic_load_explicit(&s->wind_down, memory_order_acquire);
+}
 static inline bool stop_requested(struct stop *s) {
         if (s->signal_fd >= 0)
                 stop_take_signal(s, s->signal_fd, false);
-        return atomic_load_explicit(&s->requested, memory_order_acquire) ||
-               atomic_load_explicit(&s->wind_down, memory_order_acquire);
+        return stop_flagged(s);
 }
 /* A stop asked for by a signal: the run is interrupted. */
 static inline bool stop_signalled(struct stop *s) {

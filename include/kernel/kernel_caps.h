@@ -30,7 +30,8 @@ const char *caps_source_to_string(enum caps_source s);
 /* vm.hugetlb_optimize_vmemmap below @rootfd: 1, 0, or -1 when absent (CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP
  * off); it may change while hpfilld runs, so the measurement reads it again when it re-measures. */
 int kernel_read_hvo(int rootfd);
-/* "Linux 6.18.4: HVO on, init_on_alloc off (from: unknown)", what decides the method, for reports. */
+/* "Linux 6.18.4: HVO on, init_on_alloc off (from: unknown)", what decides the method, for reports;
+ * a kernel without the knob has "HVO off (not in this kernel)". */
 void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c);
 /* Reads boot/config-RELEASE below @rootfd, and proc/cmdline unless @cmdline_ioa already says what
  * it holds (cmdline_init_on_alloc() of it; KERNEL_CAPS_CMDLINE_UNREAD: not read yet); probes

@@ -17,3 +17,9 @@ void advise_boot(char *cmdline, size_t cmdline_size, char *initramfs, size_t ini
  * pages allocatable at runtime on each node: "hugetlb_cma=0:16G,1:4G" (the node form: Linux 5.16
  * and later). Empty when none of @pools is gigantic. */
 void advise_cma(char *buf, size_t size, const struct plan_pool *const *pools, size_t n);
+
+/* What hpfilld bench says when node @node got @got of the @target pages a run asked for, adding
+ * @adds pages of @page_size: a smaller --size where it asked more than one page; where one page
+ * was all it asked, what stands in its way (no free gigantic range, no memory). */
+void advise_bench_short(char *buf, size_t size, unsigned node, uint64_t got, uint64_t target, uint64_t adds,
+                        uint64_t page_size);

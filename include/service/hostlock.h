@@ -14,6 +14,15 @@
 #define HOSTLOCK_FILE "lock"
 /* How long a second fill waits for the first, by default (--lock-timeout) */
 #define HOSTLOCK_TIMEOUT_S 60u
+/* While it waits it looks at the lock, and at signals, this often */
+#define HOSTLOCK_STEP_MS 50
+
+/* Called at every step of a wait (NULL: nothing to call): the daemon feeds systemd's watchdog,
+ * which would otherwise see nothing for as long as --lock-timeout. */
+struct hostlock_wait {
+        void (*step)(void *userdata);
+        void *userdata;
+};
 
 struct hostlock_holder {
         pid_t pid;
@@ -23,10 +32,11 @@ struct hostlock_holder {
 };
 
 /* Takes the lock for @what, waiting up to @timeout_s seconds while another process holds it
- * (saying who; *@ret_waited tells). Returns the lock's fd (close it to let go), or -ETIMEDOUT
- * after the wait, -ECANCELED when a stop signal came while waiting, or another negative
- * errno; each said in the log. */
-int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited);
+ * (saying who; *@ret_waited tells; @wait's step called meanwhile). Returns the lock's fd (close
+ * it to let go), or -ETIMEDOUT after the wait, -ECANCELED when a stop signal came while
+ * waiting, or another negative errno; each said in the log. */
+int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
+                  bool *ret_waited);
 /* The pid that holds the flock() of @fd (the lock file), as the kernel's /proc/locks says:
  * -ENOENT when none. */
 int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);

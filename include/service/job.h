@@ -42,6 +42,7 @@ struct job {
         int report_error; /* out: the report could not be written (a closed pipe): negative errno */
         void (*progress)(const struct job_status *s, void *userdata);
         void (*progress_done)(void *userdata); /* NULL, or called before the report (ends a terminal's progress) */
+        void (*waiting)(void *userdata); /* NULL, or called every HOSTLOCK_STEP_MS while the lock is waited for */
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */

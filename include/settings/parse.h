@@ -32,7 +32,10 @@ struct amount {
 struct pool_spec {
         uint64_t page_size; /* bytes */
         struct amount amount;
-        char origin[160]; /* where it was said, for messages: "--pool 2M:1G", "file:line" */
+        /* where it was said, for messages: "--pool 2M:1G", or in a file the Amount= line
+         * ("file:line"), what the machine's nodes and memory are checked against */
+        char origin[160];
+        char page_size_origin[160]; /* in a file the PageSize= line; empty: @origin */
 };
 
 /* A prefaulted reservation: pages kept, zeroed, in a named hugetlbfs file. */
@@ -54,8 +57,9 @@ int parse_amount(const char *s, struct amount *ret, struct error *e);
 /* "SIZE:AMOUNT" */
 int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
 
-/* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. */
-bool reserve_name_valid(const char *s);
+/* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. 0, or -EINVAL with the
+ * reason in @e. */
+int check_reserve_name(const char *s, struct error *e);
 /* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
 

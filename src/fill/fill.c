@@ -18,6 +18,11 @@ uint64_t pool_run_progress(const struct pool_run *r) {
         return n;
 }
 
+uint64_t pool_run_node_after(const struct pool_run *r, size_t k) {
+        /* a run its fill could not set up has no counts of its own: the plan's */
+        return r->sysfs.after ? r->sysfs.after[k] : r->plan->nodes[k].now;
+}
+
 /* The first error wins, as error_keep_first(); @what is a string the run owns (a path, a call):
  * kept, not copied. */
 static void note_error(struct pool_run *r, int error, const char *what) {

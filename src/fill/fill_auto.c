@@ -133,6 +133,21 @@ static int fill_measured(struct fill_shared *shared, const struct plan_pool *pp,
         return r;
 }
 
+/* @run anew for @pp, its nodes as planned; the error of the run before (the executor's) kept. */
+static int renew_run(struct fill_shared *shared, const struct plan_pool *pp, struct pool_run *run) {
+        int error = run->error;
+        char what[sizeof(run->what)];
+
+        (void) snprintf(what, sizeof(what), "%s", run->error_what ?: "");
+        fill_runs_done(run, 1);
+        *run = (struct pool_run) { .plan = pp, .error = error };
+        if (error) {
+                memcpy(run->what, what, sizeof(run->what));
+                run->error_what = run->what;
+        }
+        return sysfs_fill_init(&run->sysfs, shared, pp);
+}
+
 int fill_execute_plan(struct fill_shared *shared, const struct plan *p, struct pool_run *runs) {
         _cleanup_(freep) struct plan_pool *rest = NULL;
         struct plan others = *p;
@@ -159,13 +174,16 @@ int fill_execute_plan(struct fill_shared *shared, const struct plan *p, struct p
         others.pools = rest;
         r = fill_execute(shared, &others, runs);
         for (size_t i = 0; i < p->n_pools; i++) {
+                int k;
+
                 /* the same pool, the caller's copy */
                 runs[i].plan = runs[i].sysfs.pool = runs[i].fault.plan = &p->pools[i];
-                if (r < 0 || !p->pools[i].measured)
+                if (!p->pools[i].measured)
                         continue;
-                fill_runs_done(&runs[i], 1);
-                runs[i] = (struct pool_run) { .plan = &p->pools[i] };
-                r = sysfs_fill_init(&runs[i].sysfs, shared, &p->pools[i]);
+                /* A run of its own for the whole pool, even one an earlier failure leaves unfilled:
+                 * the run of the copy above knows none of its nodes. */
+                k = renew_run(shared, &p->pools[i], &runs[i]);
+                r = r < 0 ? r : k;
                 if (r >= 0)
                         r = fill_measured(shared, &p->pools[i], &runs[i]);
         }

@@ -230,7 +230,7 @@ int fault_pool_workers(struct fault_pool *fp, struct fault_worker **ret, size_t 
                  * about 5 ms to zero); large enough to keep the iterator out of the profile. */
                 chunk = MAX(UINT64_C(1), MIN(UINT64_C(16), fn->pages / (fn->workers * UINT64_C(8))));
                 work_iter_init(&fn->it, 0, fn->pages, chunk);
-                ramp_init(&fn->ramp, fn->workers, fp->plan->threads_auto, now_ns());
+                ramp_init(&fn->ramp, fn->workers, fp->plan->threads_auto, now_ns);
                 fn->ramp_ready = true;
                 total += fn->workers;
         }
@@ -277,8 +277,8 @@ void fault_worker_run(void *arg) {
                         atomic_store(&n->out, true);
                         break;
                 }
-                ramp_progress(&n->ramp, atomic_fetch_add_explicit(&n->faulted, len, memory_order_relaxed) + len,
-                              now_ns());
+                atomic_fetch_add_explicit(&n->faulted, len, memory_order_relaxed);
+                ramp_progress(&n->ramp, &n->faulted);
                 fill_count_step(s);
         }
         /* Out of work, pages or time: workers still waiting for admission leave too. */

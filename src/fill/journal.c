@@ -152,10 +152,14 @@ int journal_record(int rootfd, const char *path, uint64_t found, uint64_t set) {
         dirfd = open_entry_dir(rootfd, path, name, sizeof(name));
         if (dirfd < 0)
                 return dirfd;
-        /* Whole before it is in place, in place before the change. No fsync: the journal is for
-         * a fill that dies (SIGKILL, the OOM killer), whose writes the page cache keeps; a reboot
-         * empties /run and puts the kernel's settings back anyway. */
-        return replace_file_at(dirfd, name, text, (size_t) n, false);
+        /* Whole before it is in place, in place and synced before the change: the entry and then
+         * its directory (the rename), so that what a crash of the machine leaves on a /run that
+         * is not tmpfs never names a change that was not recorded. On tmpfs both cost nothing;
+         * only a fill that raises a setting (the fault method's overcommit) writes an entry. */
+        n = replace_file_at(dirfd, name, text, (size_t) n, true);
+        if (n >= 0 && fsync(dirfd) < 0)
+                n = -errno;
+        return n < 0 ? n : 0;
 }
 
 int journal_forget(int rootfd, const char *path) {

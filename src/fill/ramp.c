@@ -10,13 +10,14 @@ enum ramp_decision ramp_decide(double best, double rate, unsigned active, unsign
         return rate * 100 >= best * (100 + RAMP_GAIN_PERCENT) ? RAMP_UP : RAMP_SETTLE;
 }
 
-void ramp_init(struct ramp *r, unsigned max, bool ramping, uint64_t now) {
+void ramp_init(struct ramp *r, unsigned max, bool ramping, uint64_t (*clock)(void)) {
         *r = (struct ramp) {
                 .active = ramping ? 1 : max,
                 .max = max,
                 .settled = !ramping || max <= 1,
+                .clock = clock,
                 .window_ns = RAMP_WINDOW_NS,
-                .window_start_ns = now,
+                .window_start_ns = clock(),
         };
         (void) pthread_mutex_init(&r->lock, NULL);
         (void) pthread_cond_init(&r->cond, NULL);
@@ -38,12 +39,18 @@ bool ramp_admit(struct ramp *r, unsigned k) {
         return admitted;
 }
 
-void ramp_progress(struct ramp *r, uint64_t pages, uint64_t now) {
+void ramp_progress(struct ramp *r, const _Atomic uint64_t *pages_done) {
+        uint64_t now, pages;
         double rate;
 
         /* Workers that find the ramp busy skip it: the next chunk will do. */
         if (pthread_mutex_trylock(&r->lock) != 0)
                 return;
+        /* The clock and the count under the lock, after the window's start was: read before it,
+         * a call that waited while another closed the window would be older than its start, and
+         * both differences would wrap round (a rate of about 1e9 pages/s). */
+        now = r->clock();
+        pages = atomic_load_explicit(pages_done, memory_order_relaxed);
         r->window_chunks++;
         if (r->settled || now - r->window_start_ns < r->window_ns || r->window_chunks < r->active)
                 goto out;

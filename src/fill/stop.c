@@ -81,8 +81,11 @@ void stop_wait(struct stop *s) {
         /* A lone task on the signals' thread: nobody else will read them */
         while (s->signal_fd >= 0 && !stop_requested(s))
                 stop_take_signal(s, s->signal_fd, true);
+        /* Under the lock the flags only: stop_requested() would read a signal queued since and
+         * take the lock again in stop_request() (a default mutex: this thread would wait on
+         * itself). */
         (void) pthread_mutex_lock(&s->lock);
-        while (!stop_requested(s))
+        while (!stop_flagged(s))
                 (void) pthread_cond_wait(&s->cond, &s->lock);
         (void) pthread_mutex_unlock(&s->lock);
 }

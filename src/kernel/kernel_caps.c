@@ -46,7 +46,9 @@ const char *caps_source_to_string(enum caps_source s) {
 
 void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c) {
         (void) snprintf(buf, size, "Linux %s: HVO %s, init_on_alloc %s (from: %s)", *c->release ? c->release : "?",
-                        c->hvo == 1 ? "on" : c->hvo == 0 ? "off" : "absent", c->init_on_alloc ? "on" : "off",
+                        /* no knob: a kernel without HVO, which is as off as one with it off */
+                        c->hvo == 1 ? "on" : c->hvo == 0 ? "off" : "off (not in this kernel)",
+                        c->init_on_alloc ? "on" : "off",
                         caps_source_to_string(c->init_on_alloc_from));
 }
 

@@ -67,7 +67,7 @@ int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t p
 }
 
 uint64_t pool_counts_persistent(const struct pool_counts *c) {
-        /* two reads, not one snapshot: a page freed in between may be counted once too few */
+        /* two reads, not one snapshot: see pool_read_persistent() */
         return c->nr > c->surplus ? c->nr - c->surplus : 0;
 }
 
@@ -75,7 +75,10 @@ int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, ui
         struct pool_counts c = {};
         int r;
 
-        /* free_hugepages is not needed: read between every step of a fill, one file fewer */
+        /* free_hugepages is not needed: read between every step of a fill, one file fewer.
+         * nr_hugepages first, then surplus_hugepages, two reads and not one snapshot: a surplus
+         * page freed in between (a workload's, at exit) is counted once too many as persistent,
+         * one allocated in between (a fault) once too few. */
         r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &c.nr);
         if (r >= 0)
                 r = read_counter(rootfd, t, node, page_size, "surplus_hugepages", &c.surplus);

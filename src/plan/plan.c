@@ -185,7 +185,8 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                         (void) snprintf(avail + len, sizeof(avail) - len, "%s%s", i ? ", " : "",
                                         page_size_name(t->page_sizes[i], n2));
                 }
-                return error_set(e, -EINVAL, "%s: this kernel offers no %s pages (offered: %s)", s->origin,
+                return error_set(e, -EINVAL, "%s: this kernel offers no %s pages (offered: %s)",
+                                 *s->page_size_origin ? s->page_size_origin : s->origin,
                                  page_size_name(s->page_size, name), *avail ? avail : "none");
         }
         /* Zero gives pages back, which only --shrink does: without it, it would only ever be

@@ -142,11 +142,15 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
         if (in_use_surplus)
                 APPEND(", %" PRIu64 " page%s in use %s surplus now, until freed", in_use_surplus,
                        in_use_surplus == 1 ? "" : "s", in_use_surplus == 1 ? "is" : "are");
-        APPEND(" on %zu node%s in %s (%s, %u %s%s%s)", p->n_nodes,
-               p->n_nodes == 1 ? "" : "s", took, fill_mode_to_string(m), o->threads,
-               m == FILL_MODE_FAULT ? "thread" : "writer",
-               m == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
-               m == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
+        APPEND(" on %zu node%s in %s", p->n_nodes, p->n_nodes == 1 ? "" : "s", took);
+        if (m == FILL_MODE_FAULT && o->threads == 0)
+                /* no node was faulted (each had free pages, or nothing to add): no thread ran */
+                APPEND(" (fault, no page faulted)");
+        else
+                APPEND(" (%s, %u %s%s%s)", fill_mode_to_string(m), o->threads,
+                       m == FILL_MODE_FAULT ? "thread" : "writer",
+                       m == FILL_MODE_FAULT ? (o->threads == 1 ? "/node" : "s/node") : (o->threads == 1 ? "" : "s"),
+                       m == FILL_MODE_FAULT && p->threads_auto ? ", auto" : "");
         if (m == FILL_MODE_FAULT && o->by_sysfs)
                 /* nodes with free pages (a fault would take those), or where faulting fell short */
                 APPEND(", %" PRIu64 " of them by sysfs", o->by_sysfs);

@@ -20,6 +20,7 @@
 #include "util/macro.h"
 #include "util/rendezvous.h"
 #include "fill/pin.h"
+#include "plan/advise.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
 
@@ -140,11 +141,14 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
                 r = -EINTR;
         for (size_t i = 0; r >= 0 && i < p.pools[0].n_nodes; i++) {
                 uint64_t now;
+                char advice[320];
 
                 if (pool_read_persistent(b->rootfd, &b->t, p.pools[0].nodes[i].node, b->page_size, &now) >= 0 &&
-                    now < p.pools[0].nodes[i].target)
-                        r = log_error_errno(-ENOMEM, "node%u got %" PRIu64 " of %" PRIu64 " pages: use a smaller --size",
-                                            p.pools[0].nodes[i].node, now, p.pools[0].nodes[i].target);
+                    now < p.pools[0].nodes[i].target) {
+                        advise_bench_short(advice, sizeof(advice), p.pools[0].nodes[i].node, now,
+                                           p.pools[0].nodes[i].target, b->bytes_per_node / b->page_size, b->page_size);
+                        r = log_error_errno(-ENOMEM, "%s", advice);
+                }
         }
         fill_runs_done(runs, 1);
         plan_done(&p);
@@ -221,19 +225,34 @@ static const struct bench_row *auto_row(const struct bench_row *rows, size_t n) 
         return NULL;
 }
 
+static double row_gib_per_s(const struct bench *b, const struct bench_row *row);
+
+/* Whether @row's runs zeroed the memory they filled, so that its rate is one of memory: fault
+ * does, sysfs only under init_on_alloc. A sysfs fill that does not zero takes pages off free
+ * lists, a rate of hundreds of GiB/s that says nothing of memory (the pages are zeroed when a
+ * workload first maps them); and on a fake tree the writes are all but instant. */
+static bool row_zeroes(const struct bench *b, const struct bench_row *row) {
+        enum fill_mode m = row->mode == FILL_MODE_AUTO ? row->choice.method : row->mode;
+
+        return m == FILL_MODE_FAULT || b->caps.init_on_alloc;
+}
+
 static void print_json(const struct bench *b, const struct bench_row *rows, size_t n, size_t best, size_t n_mem,
                        const char *kernel, const char *reason) {
         const struct bench_row *a = auto_row(rows, n);
-        double gib = (double) b->bytes_per_node / (1 << 30);
         char why[400];
 
         printf("{\"page_size\": %" PRIu64 ", \"bytes_per_node\": %" PRIu64 ", \"nodes\": %zu, \"runs\": %u,"
                " \"results\": [",
                b->page_size, b->bytes_per_node, n_mem, b->runs);
-        for (size_t i = 0; i < n; i++)
-                printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": %.3f}",
-                       i ? ", " : "", fill_mode_to_string(rows[i].mode), rows[i].threads,
-                       (double) rows[i].median_us / 1000, gib * (double) n_mem / ((double) rows[i].median_us / 1e6));
+        for (size_t i = 0; i < n; i++) {
+                printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": ", i ? ", " : "",
+                       fill_mode_to_string(rows[i].mode), rows[i].threads, (double) rows[i].median_us / 1000);
+                if (row_zeroes(b, &rows[i]))
+                        printf("%.3f}", row_gib_per_s(b, &rows[i]));
+                else
+                        printf("null}");
+        }
         printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u, \"reason\": \"%s\"}",
                fill_mode_to_string(rows[best].mode), rows[best].threads, reason);
         if (a) {
@@ -273,8 +292,11 @@ static double row_gib_per_s(const struct bench *b, const struct bench_row *row) 
 
 /* A row as soon as it is measured: a pipe or a log sees it then, not at the end. */
 static void print_row(const struct bench *b, const struct bench_row *row) {
-        printf("%-6s %14u %12.1f %10.2f\n", fill_mode_to_string(row->mode), row->threads,
-               (double) row->median_us / 1000, row_gib_per_s(b, row));
+        printf("%-6s %14u %12.1f ", fill_mode_to_string(row->mode), row->threads, (double) row->median_us / 1000);
+        if (row_zeroes(b, row))
+                printf("%10.2f\n", row_gib_per_s(b, row));
+        else
+                printf("%10s\n", "-");
         (void) fflush(stdout);
 }
 

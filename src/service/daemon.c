@@ -84,6 +84,17 @@ static void progress(const struct job_status *st, void *userdata) {
         d->last_added = added;
 }
 
+/* The watchdog while a fill waits for the host lock (up to --lock-timeout, 60 s by default):
+ * WATCHDOG=1 whenever its timer has expired since, as the idle loop sends it. */
+static void waiting(void *userdata) {
+        struct daemon *d = userdata;
+        uint64_t expirations;
+
+        if (d->watchdog_fd >= 0 &&
+            read(d->watchdog_fd, &expirations, sizeof(expirations)) == (ssize_t) sizeof(expirations))
+                (void) notifyf("WATCHDOG=1");
+}
+
 static int fill(struct daemon *d, bool again, const char *task) {
         struct fill_record record = {};
         struct job j = {
@@ -94,6 +105,7 @@ static int fill(struct daemon *d, bool again, const char *task) {
                 .task = task,
                 .lock_timeout_s = d->lock_timeout_s,
                 .progress = progress,
+                .waiting = waiting,
                 .userdata = d,
                 .record = &record,
         };

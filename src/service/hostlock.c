@@ -122,9 +122,9 @@ static int write_holder(int rootfd, int fd, const char *what) {
         return 0;
 }
 
-/* Waits for the lock in steps of 50 ms, taking stop signals between them: flock() itself
- * has no timeout, and a wait in it would not see a signal that only a signalfd reads. */
-static int wait_for(int fd, unsigned timeout_s, struct stop *stop) {
+/* Waits for the lock in steps of HOSTLOCK_STEP_MS, taking stop signals between them: flock()
+ * itself has no timeout, and a wait in it would not see a signal that only a signalfd reads. */
+static int wait_for(int fd, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait) {
         _cleanup_(closep) int sig_fd = signalfd(-1, &stop->signals, SFD_CLOEXEC | SFD_NONBLOCK);
         uint64_t deadline = now_ns() + (uint64_t) timeout_s * 1000000000u;
 
@@ -137,12 +137,14 @@ static int wait_for(int fd, unsigned timeout_s, struct stop *stop) {
                         return -errno;
                 if (now_ns() >= deadline)
                         return -ETIMEDOUT;
-                if (sig_fd >= 0 && poll(&p, 1, 50) > 0) {
+                if (wait && wait->step)
+                        wait->step(wait->userdata);
+                if (sig_fd >= 0 && poll(&p, 1, HOSTLOCK_STEP_MS) > 0) {
                         stop_take_signal(stop, sig_fd, false);
                         return -ECANCELED;
                 }
                 if (sig_fd < 0)
-                        (void) poll(NULL, 0, 50);
+                        (void) poll(NULL, 0, HOSTLOCK_STEP_MS);
         }
 }
 
@@ -186,7 +188,8 @@ static const char *lock_error(int r) {
                               : strerror(-r);
 }
 
-int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited) {
+int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
+                  bool *ret_waited) {
         _cleanup_(closep) int dirfd = -1, fd = -1;
         char holder[256];
         int r;
@@ -209,7 +212,7 @@ again:
                 hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                 log_notice("Another fill is running: %s; waiting up to %u s for it to end (--lock-timeout)", holder,
                            timeout_s);
-                r = wait_for(fd, timeout_s, stop);
+                r = wait_for(fd, timeout_s, stop, wait);
                 if (r == -ETIMEDOUT) {
                         hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                         return log_error_errno(r, "Gave up after %u s: the fill of %s still runs", timeout_s, holder);

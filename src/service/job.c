@@ -213,10 +213,11 @@ struct progress {
         struct job *job;
         const struct pool_run *runs;
         size_t n;
+        uint64_t logged[ELEMENTSOF(((struct job_status *) NULL)->pools)]; /* pages added, as last logged */
 };
 
 static void tick_progress(void *userdata) {
-        const struct progress *p = userdata;
+        struct progress *p = userdata;
         struct job_status st = { .n_pools = MIN(p->n, ELEMENTSOF(st.pools)) };
 
         for (size_t i = 0; i < st.n_pools; i++) {
@@ -228,6 +229,10 @@ static void tick_progress(void *userdata) {
                 for (size_t k = 0; k < pp->n_nodes; k++)
                         if (pp->nodes[k].action == PLAN_GROW)
                                 st.pools[i].wanted += pp->nodes[k].target - pp->nodes[k].now;
+                /* -v: a pool with pages to add, when it has added more since the last line */
+                if (st.pools[i].wanted == 0 || st.pools[i].added == p->logged[i])
+                        continue;
+                p->logged[i] = st.pools[i].added;
                 log_debug("%s pool: %" PRIu64 " of %" PRIu64 " pages added so far", page_size_name(pp->page_size, name),
                           st.pools[i].added, st.pools[i].wanted);
         }
@@ -477,7 +482,7 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
                         after[k] = pool_counts_persistent(&pc);
                         surplus_after[k] = pc.surplus;
                 } else {
-                        after[k] = run->sysfs.after[k];
+                        after[k] = pool_run_node_after(run, k);
                         surplus_after[k] = pp->nodes[k].surplus;
                 }
         }
@@ -533,6 +538,8 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 return log_error_errno(-ENOMEM, "Out of memory");
         tally.shorts = shorts;
         progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
+        for (size_t i = 0; i < ELEMENTSOF(progress.logged); i++)
+                progress.logged[i] = UINT64_MAX; /* the first tick of a pool says where it is */
 
         for (size_t i = 0; i < p->n_pools; i++) {
                 char name[32];
@@ -668,7 +675,8 @@ static int lock_host(struct job *j, const struct topology *t, const struct confi
         bool waited;
 
         *ret = EXIT_FAIL;
-        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop, &waited);
+        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop,
+                           &(struct hostlock_wait) { j->waiting, j->userdata }, &waited);
         if (fd < 0)
                 return -1;
         /* what a fill that died left raised: put back before we read the pools */

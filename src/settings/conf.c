@@ -149,7 +149,6 @@ static int finish_pool(struct file_state *s, struct error *e) {
         if (!p)
                 return -ENOMEM;
         s->pools = p;
-        (void) snprintf(s->pool.origin, sizeof(s->pool.origin), "%s:%u", s->name, s->pool_line);
         s->pools[s->n_pools++] = s->pool;
         s->pool = (struct pool_spec) {};
         return 0;
@@ -246,10 +245,13 @@ static int parse_pool_key(struct file_state *s, const char *key, const char *val
         switch (k) {
         case KEY_PAGE_SIZE:
                 r = parse_page_size(value, &s->pool.page_size, e);
+                (void) snprintf(s->pool.page_size_origin, sizeof(s->pool.page_size_origin), "%s:%u", s->name, s->line);
                 break;
         case KEY_AMOUNT:
                 amount_done(&s->pool.amount);
                 r = parse_amount(value, &s->pool.amount, e);
+                /* what depends on the machine (nodes, memory) points at this line, not [Pool] */
+                (void) snprintf(s->pool.origin, sizeof(s->pool.origin), "%s:%u", s->name, s->line);
                 break;
         }
         if (r < 0 && r != -ENOMEM)
@@ -275,7 +277,9 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
         e->msg[0] = 0;
         switch (k) {
         case RKEY_NAME:
-                r = reserve_name_valid(value) ? copy_name(rs->name, sizeof(rs->name), value) : -EINVAL;
+                r = check_reserve_name(value, e);
+                if (r >= 0)
+                        r = copy_name(rs->name, sizeof(rs->name), value);
                 break;
         case RKEY_PAGE_SIZE:
                 r = parse_page_size(value, &rs->page_size, e);

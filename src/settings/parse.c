@@ -126,11 +126,17 @@ int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e) {
         return 0;
 }
 
-bool reserve_name_valid(const char *s) {
-        size_t n = strlen(s);
+int check_reserve_name(const char *s, struct error *e) {
+        size_t n = strlen(s), max = sizeof(((struct reserve_spec *) NULL)->name) - 1;
 
-        return n > 0 && n < sizeof(((struct reserve_spec *) NULL)->name) && s[0] != '.' &&
-               strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+        if (n == 0 || n > max || s[0] == '.' ||
+            strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
+                return error_set(e, -EINVAL, "'%.64s' is not a reservation name (%s)", s,
+                                 n == 0      ? "empty"
+                                 : n > max   ? "longer than 63 characters"
+                                 : s[0] == '.' ? "a leading '.' would hide its file"
+                                               : "only A-Z a-z 0-9 _ . - are taken");
+        return 0;
 }
 
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e) {
@@ -148,9 +154,9 @@ int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e)
                 return error_set(e, -EINVAL, "'%s' is not NAME:SIZE:AMOUNT[@NODE]", s);
         *size++ = 0;
         *amount++ = 0;
-        if (!reserve_name_valid(copy))
-                return error_set(e, -EINVAL, "'%s' is not a reservation name (1-63 of A-Z a-z 0-9 _ . -, no leading .)",
-                                 copy);
+        k = check_reserve_name(copy, e);
+        if (k < 0)
+                return k;
         memcpy(r.name, copy, strlen(copy) + 1);
         k = parse_page_size(size, &r.page_size, e);
         if (k < 0)

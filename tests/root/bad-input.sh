@@ -51,7 +51,7 @@ expect_in "$WORK/err" "$WORK/bare/proc/meminfo: cannot read"
 check "--min '9.5%': expected a percentage from 1 to 100" --once --min 9.5% --pool 2M:1
 check "--release is done on its own" --once --release vm1
 check "--release is done on its own" --release vm1 --check-config
-check "--release 'a/b': not a reservation name" --release vm1 a/b
+check "--release 'a/b': 'a/b' is not a reservation name \\(only A-Z a-z 0-9 _ \\. - are taken\\)" --release vm1 a/b
 check "--check-config and --dry-run" --check-config --dry-run --pool 2M:1
 # --release takes several names: each is looked for
 expect_rc 1 "$HPFILLD" --release hpfilld-test-none-1 hpfilld-test-none-2
@@ -74,7 +74,7 @@ check "$conf:4: not a text file" --once --config "$conf"
 check "$WORK/missing.conf: cannot read" --once --config "$WORK/missing.conf"
 check "$WORK: is a directory" --once --config "$WORK"
 printf '[Pool]\nPageSize=2M\nAmount=node77=1\n' >"$conf"
-check "$conf:1: node77 does not exist" --once --config "$conf"
+check "$conf:3: node77 does not exist" --once --config "$conf"
 # control characters in any input reach the log escaped: one record, no forged line
 check "$WORK/x\\\\012READY=1.conf: cannot read" --once --config "$WORK/x
 READY=1.conf"

@@ -39,6 +39,25 @@ MSG="Put /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages back 
 echo 3 >$OC
 pool2m_set 0
 
+# the entry is on disk before the change it records: written, synced, renamed into place and
+# its directory synced, then the overcommit written (as journal.h says)
+if command -v strace >/dev/null; then
+        expect_rc 0 strace -f -y -o "$WORK/trace" -e trace=write,fsync,rename,renameat,renameat2 \
+                "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=20"
+        order=$(awk '
+                /fsync\(.*<\/run\/hpfilld\/\.changed\..*\.tmp>\)/ && !f { f = NR }
+                /rename.*"changed\.hugepages-2048kB\.nr_overcommit_hugepages"/ && !m { m = NR }
+                /fsync\([0-9]+<\/run\/hpfilld>\)/ && !d { d = NR }
+                /write\([0-9]+<[^>]*nr_overcommit_hugepages>/ && !w { w = NR }
+                END { print (f && m && d && w && f < m && m < d && d < w) ? "synced" : "f=" f " m=" m " d=" d " w=" w }
+        ' "$WORK/trace")
+        [ "$order" = synced ] || fail "the journal entry is not synced before the change ($order): $(grep -E 'fsync|rename|overcommit' "$WORK/trace")"
+        [ "$(cat $OC)" = 3 ] || fail "overcommit $(cat $OC) after the traced fill, expected 3"
+        pool2m_set 0
+else
+        echo "strace not installed (tools/setup.sh --test): the journal's sync not checked"
+fi
+
 # a live owner's entry is left alone by status; the owner puts the value back itself
 paused_fill
 expect_rc 0 "$HPFILLD" status

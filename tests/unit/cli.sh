@@ -30,6 +30,10 @@ usage() {
         fi
 }
 usage --bogus
+# a mistyped command: the nearest one named
+usage stauts
+grep -qxF "hpfilld: unknown command 'stauts'; did you mean 'hpfilld status'?" "$work/err" ||
+        bad "'hpfilld stauts' suggests no command: $(head -n 1 "$work/err")"
 usage --pool
 usage --pool 2M:lots
 usage --mode fast

@@ -61,12 +61,17 @@ expect "--page-size" hpfilld bench --pa
 expect "" hpfilld --once st
 expect "json prometheus text" hpfilld status --format ""
 expect "prometheus" hpfilld status --format = pr
+# right after the '=' (bash's word is the "=" itself): the values alone, not "=json"
+expect "json prometheus text" hpfilld status --format =
 expect "fault" hpfilld --mode f
 expect "kmsg stderr" hpfilld --log-target ""
 # page sizes and nodes of the tree given with --root
 expect "1G: 2M: 64K:" hpfilld "${R[@]}" --pool ""
 expect "2M:" hpfilld "${R[@]}" --pool 2
 expect "node0= node1=" hpfilld "${R[@]}" --pool 2M : ""
+# right after the ':' (bash's word is the ":" itself): the node names alone, not ":node0="
+expect "node0= node1=" hpfilld "${R[@]}" --pool 2M :
+expect "1G: 2M: 64K:" hpfilld "${R[@]}" --pool =
 expect "node0= node1=" hpfilld "${R[@]}" -p 1G : no
 # the word bash replaces is "4,node1": after the last "=" it split at
 expect "4,node1=" hpfilld "${R[@]}" --pool 2M : node0 = 4,node1

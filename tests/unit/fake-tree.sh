@@ -16,6 +16,14 @@ passed() {
         echo PASS
 }
 
+# need_fake_kernel: skips the test (exit 77, saying why) where the fake kernel is not preloaded
+need_fake_kernel() {
+        case ${LD_PRELOAD:-} in
+        *fake-kernel*) ;;
+        *) echo "SKIP: not run under the fake kernel (LD_PRELOAD of tests/fakekernel, as meson test does)"; exit 77 ;;
+        esac
+}
+
 # fake_machine DIR NODES MIB [KB...]: DIR (made anew) holds a machine of NODES NUMA nodes with MIB MiB of
 # memory each (two CPUs each), /proc/meminfo their sum, huge page sizes KB... (default 2048
 # 1048576) with empty pools, an empty kernel command line and a mount table of /proc alone.

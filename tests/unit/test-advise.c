@@ -66,8 +66,24 @@ TEST(test_release) {
         CHECK(!kernel_release_at_least("garbage", 6, 15));
 }
 
+/* bench short of its pages: a smaller --size only where it asked for more than one page */
+TEST(test_bench_short) {
+        char buf[320];
+
+        advise_bench_short(buf, sizeof(buf), 0, 300, 512, 512, UINT64_C(2) << 20);
+        CHECK(strcmp(buf, "node0 got 300 of 512 pages: use a smaller --size") == 0);
+        advise_bench_short(buf, sizeof(buf), 1, 2, 3, 1, UINT64_C(1) << 30);
+        CHECK(strstr(buf, "smaller --size") == NULL);
+        CHECK_STR_CONTAINS(buf, "node1 got 2 of 3 pages: not one 1G page could be allocated");
+        CHECK_STR_CONTAINS(buf, "hugepagesz=1G hugepages=");
+        advise_bench_short(buf, sizeof(buf), 0, 0, 1, 1, UINT64_C(2) << 20);
+        CHECK(strstr(buf, "smaller --size") == NULL);
+        CHECK_STR_CONTAINS(buf, "not one 2M page could be allocated (the node has no free memory left)");
+}
+
 int main(void) {
         RUN(test_advice);
+        RUN(test_bench_short);
         RUN(test_cma);
         RUN(test_release);
         return 0;

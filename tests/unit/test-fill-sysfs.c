@@ -9,6 +9,7 @@
 #include "fill/executor.h"
 #include "fake-root.h"
 #include "fill/fill.h"
+#include "fill/fill_auto.h"
 #include "fill/fill_sysfs.h"
 #include "test.h"
 #include "util/fileio.h"
@@ -514,6 +515,33 @@ TEST(test_fill_create_fails) {
         teardown(&s);
 }
 
+/* A measured pool (Mode=auto) after the executor failed for the pools before it: its run is one
+ * for the whole pool, which the report falls back on where it cannot read a node's count (the
+ * second failure): the plan's counts, not a one-element array of the empty copy run first. */
+TEST(test_measured_after_create_fails) {
+        struct setup s;
+        struct pool_run runs[1] = {};
+
+        setup(&s, 2, "2M:100", false);
+        s.p.pools[0].measured = true;
+        s.p.pools[0].nodes[0].now = 3;
+        s.p.pools[0].nodes[1].now = 7;
+        s.shared.tick = tick; /* a thread for the lone writer */
+        creates_left = 0;
+        executor_thread_create = create_limited;
+        CHECK_EQ(fill_execute_plan(&s.shared, &s.p, runs), -EAGAIN);
+        executor_thread_create = pthread_create;
+        CHECK(runs[0].plan == &s.p.pools[0]);
+        CHECK_EQ(runs[0].error, -EAGAIN);
+        CHECK_STR_CONTAINS(runs[0].error_what, "pthread_create");
+        CHECK_EQ(pool_run_node_after(&runs[0], 0), 3);
+        CHECK_EQ(pool_run_node_after(&runs[0], 1), 7);
+        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 0);
+        CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 0);
+        fill_runs_done(runs, 1);
+        teardown(&s);
+}
+
 #if HAVE_TEST_HOOKS
 struct on_thread {
         struct sysfs_fill *f;
@@ -574,6 +602,34 @@ TEST(test_inline_wait) {
         stop_done(&stop);
 }
 
+/* Two stop signals queued before a lone task waits on the signals' thread: the wait reads the
+ * first and returns, with the second still queued (not read under the stop's lock, where its
+ * stop_request() would lock it again: the wait never returned). */
+static void raise_two_and_wait(void *arg) {
+        struct stop *stop = arg;
+
+        CHECK_EQ(kill(getpid(), SIGINT), 0);
+        CHECK_EQ(kill(getpid(), SIGTERM), 0);
+        stop_wait(stop);
+}
+
+TEST(test_inline_wait_two_signals) {
+        struct timespec now = { 0, 0 };
+        struct stop stop;
+        struct task job = { raise_two_and_wait, &stop };
+        sigset_t term;
+
+        stop_init(&stop);
+        CHECK_EQ(executor_run(&job, 1, &stop, 50, NULL, NULL), 0);
+        CHECK(stop_requested(&stop));
+        CHECK_EQ(stop.signo, SIGINT);
+        stop_done(&stop);
+        /* the second one, left for whoever reads signals next: taken here, not by a later test */
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        CHECK_EQ(sigtimedwait(&term, NULL, &now), SIGTERM);
+}
+
 /* A lone task that pins itself runs on the calling thread, which gets its CPUs back. */
 static void pin_to_first(void *arg) {
         cpu_set_t one;
@@ -618,11 +674,13 @@ int main(void) {
         RUN(test_executor_jobs);
         RUN(test_executor_create_fails);
         RUN(test_fill_create_fails);
+        RUN(test_measured_after_create_fails);
 #if HAVE_TEST_HOOKS
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
 #endif
         RUN(test_inline_wait);
+        RUN(test_inline_wait_two_signals);
         RUN(test_inline_affinity_restored);
         return 0;
 }

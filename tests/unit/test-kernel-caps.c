@@ -58,8 +58,32 @@ TEST(test_sources) {
         fake_root_free(&r);
 }
 
+/* HVO as the knob says, one wording: a kernel without the knob is "off", and says why. */
+TEST(test_describe_hvo) {
+        struct fake_root r;
+        struct kernel_caps c = {};
+        char line[192];
+
+        fake_root_new(&r);
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        CHECK_EQ(c.hvo, -1);
+        kernel_caps_describe(line, sizeof(line), &c);
+        CHECK_STR_CONTAINS(line, ": HVO off (not in this kernel), init_on_alloc off");
+        CHECK(!strstr(line, "absent"));
+        fake_write(&r, "proc/sys/vm/hugetlb_optimize_vmemmap", "0\n");
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_caps_describe(line, sizeof(line), &c);
+        CHECK_STR_CONTAINS(line, ": HVO off, init_on_alloc off");
+        fake_write(&r, "proc/sys/vm/hugetlb_optimize_vmemmap", "1\n");
+        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_caps_describe(line, sizeof(line), &c);
+        CHECK_STR_CONTAINS(line, ": HVO on, init_on_alloc off");
+        fake_root_free(&r);
+}
+
 int main(void) {
         RUN(test_cmdline);
         RUN(test_sources);
+        RUN(test_describe_hvo);
         return 0;
 }

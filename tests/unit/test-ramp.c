@@ -9,6 +9,13 @@
 
 #define MS (UINT64_C(1000000))
 
+/* The ramp's clock in these tests: what the test sets. */
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void) {
+        return fake_now;
+}
+
 TEST(test_decide) {
         CHECK_EQ(ramp_decide(0, 50, 1, 4), RAMP_UP);       /* first window */
         CHECK_EQ(ramp_decide(100, 111, 2, 4), RAMP_UP);    /* +11% */
@@ -19,58 +26,108 @@ TEST(test_decide) {
         CHECK_EQ(ramp_decide(0, 500, 1, 1), RAMP_SETTLE);
 }
 
+/* A chunk of @n pages done at @at ns. */
+static void chunk(struct ramp *r, _Atomic uint64_t *pages, uint64_t n, uint64_t at) {
+        atomic_fetch_add(pages, n);
+        fake_now = at;
+        ramp_progress(r, pages);
+}
+
 /* Feeds windows of @ms milliseconds at @rate pages per ms, one chunk per admitted worker. */
-static void window(struct ramp *r, uint64_t *pages, uint64_t *now, uint64_t ms, uint64_t rate) {
+static void window(struct ramp *r, _Atomic uint64_t *pages, uint64_t ms, uint64_t rate) {
         unsigned active = r->active;
 
-        for (unsigned k = 0; k < active; k++) {
-                *now += ms * MS / active;
-                *pages += rate * ms / active;
-                ramp_progress(r, *pages, *now);
-        }
+        for (unsigned k = 0; k < active; k++)
+                chunk(r, pages, rate * ms / active, fake_now + ms * MS / active);
 }
 
 TEST(test_knee) {
         struct ramp r;
-        uint64_t pages = 0, now = 0;
+        _Atomic uint64_t pages = 0;
 
-        ramp_init(&r, 8, true, now);
+        fake_now = 0;
+        ramp_init(&r, 8, true, fake_clock);
         CHECK_EQ(ramp_active(&r), 1);
-        window(&r, &pages, &now, 20, 100); /* 1 worker: 100/ms */
+        window(&r, &pages, 20, 100); /* 1 worker: 100/ms */
         CHECK_EQ(ramp_active(&r), 2);
-        window(&r, &pages, &now, 20, 190); /* 2: +90% */
+        window(&r, &pages, 20, 190); /* 2: +90% */
         CHECK_EQ(ramp_active(&r), 3);
-        window(&r, &pages, &now, 20, 260); /* 3: +37% */
+        window(&r, &pages, 20, 260); /* 3: +37% */
         CHECK_EQ(ramp_active(&r), 4);
-        window(&r, &pages, &now, 20, 270); /* 4: +4%: the knee */
+        window(&r, &pages, 20, 270); /* 4: +4%: the knee */
         CHECK_EQ(ramp_active(&r), 4);
         CHECK(r.settled);
-        window(&r, &pages, &now, 20, 900); /* settled: no more */
+        window(&r, &pages, 20, 900); /* settled: no more */
         CHECK_EQ(ramp_active(&r), 4);
         ramp_destroy(&r);
 }
 
 TEST(test_short_windows_wait) {
         struct ramp r;
+        _Atomic uint64_t pages = 0;
 
-        ramp_init(&r, 4, true, 0);
-        ramp_progress(&r, 10, 5 * MS); /* 5 ms: too short to judge */
+        fake_now = 0;
+        ramp_init(&r, 4, true, fake_clock);
+        chunk(&r, &pages, 10, 5 * MS); /* 5 ms: too short to judge */
         CHECK_EQ(ramp_active(&r), 1);
-        ramp_progress(&r, 30, 11 * MS);
+        chunk(&r, &pages, 20, 11 * MS);
         CHECK_EQ(ramp_active(&r), 2);
         /* two workers admitted: a window needs a chunk from each */
-        ramp_progress(&r, 100, 40 * MS);
+        chunk(&r, &pages, 70, 40 * MS);
         CHECK_EQ(ramp_active(&r), 2);
+        ramp_destroy(&r);
+}
+
+/* A worker's call that waits while others close a window and start the next one (here: its
+ * clock is read, and the others report, in between) is judged on the clock and the count as
+ * they are once it holds the ramp, not on older ones: before the window's start, both
+ * differences wrapped round, a rate of about 1e9 pages/s that admitted one more worker and
+ * stood as the best window for good (or with the count read late, a rate of about 0 that
+ * settled the ramp at the first window). */
+static struct ramp *late_ramp;
+static _Atomic uint64_t late_pages;
+static bool late_others_done;
+
+static uint64_t clock_with_others(void) {
+        uint64_t now = fake_now;
+
+        if (!late_others_done) {
+                late_others_done = true;
+                /* two other workers: one closes the window (2 workers from now on), one starts
+                 * the next; later than this call's own time */
+                chunk(late_ramp, &late_pages, 300, 40 * MS);
+                chunk(late_ramp, &late_pages, 10, 41 * MS);
+                fake_now = now;
+        }
+        return now;
+}
+
+TEST(test_late_call) {
+        struct ramp r;
+
+        fake_now = 0;
+        late_ramp = &r;
+        ramp_init(&r, 4, true, fake_clock);
+        r.clock = clock_with_others;
+        atomic_store(&late_pages, 100);
+        fake_now = 20 * MS;
+        ramp_progress(&r, &late_pages);
+        /* 100 pages (or all 410) in 20 ms: at most 20500 pages/s, whoever judged the window */
+        CHECK(r.best > 0 && r.best <= 410 * 1e9 / (20 * MS));
+        CHECK_EQ(ramp_active(&r), 2);
+        CHECK(!r.settled); /* a time before the start wrapped round too: a rate of about 0 */
         ramp_destroy(&r);
 }
 
 TEST(test_fixed) {
         struct ramp r;
+        _Atomic uint64_t pages = 0;
 
-        ramp_init(&r, 3, false, 0);
+        fake_now = 0;
+        ramp_init(&r, 3, false, fake_clock);
         CHECK_EQ(ramp_active(&r), 3);
         CHECK(ramp_admit(&r, 2));
-        ramp_progress(&r, 1000, 100 * MS);
+        chunk(&r, &pages, 1000, 100 * MS);
         CHECK_EQ(ramp_active(&r), 3);
         ramp_destroy(&r);
 }
@@ -93,7 +150,10 @@ TEST(test_admission_threads) {
         struct gated g[3];
         pthread_t th[3];
 
-        ramp_init(&r, 4, true, 0);
+        _Atomic uint64_t pages = 0;
+
+        fake_now = 0;
+        ramp_init(&r, 4, true, fake_clock);
         for (unsigned i = 0; i < 3; i++) {
                 g[i] = (struct gated) { &r, i + 1, -1 };
                 CHECK_EQ(pthread_create(&th[i], NULL, gate, &g[i]), 0);
@@ -101,7 +161,7 @@ TEST(test_admission_threads) {
         /* a window admits worker 1, and only it; a report that finds the ramp locked by a
          * waking worker is skipped by design (trylock), so report until it lands */
         while (ramp_active(&r) < 2)
-                ramp_progress(&r, 100, 20 * MS);
+                chunk(&r, &pages, 100, 20 * MS);
         CHECK_EQ(pthread_join(th[0], NULL), 0);
         CHECK_EQ(g[0].result, 1);
         /* the work ends: workers 2 and 3 leave without running */
@@ -118,6 +178,7 @@ int main(void) {
         RUN(test_decide);
         RUN(test_knee);
         RUN(test_short_windows_wait);
+        RUN(test_late_call);
         RUN(test_fixed);
         RUN(test_admission_threads);
         return 0;

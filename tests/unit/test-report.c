@@ -72,6 +72,12 @@ TEST(test_fault_by_sysfs) {
         o.by_sysfs = 0;
         report_pool_line(line, sizeof(line), &p, &o);
         CHECK(strstr(line, "by sysfs") == NULL);
+        /* no node faulted (each had free pages for its share): no thread ran, and it says so */
+        o.threads = 0;
+        o.by_sysfs = 64;
+        report_pool_line(line, sizeof(line), &p, &o);
+        CHECK_STR_CONTAINS(line, "2M pool: 96/96 pages on 1 node in 0 ms (fault, no page faulted), 64 of them by sysfs");
+        CHECK(strstr(line, "0 threads") == NULL);
 }
 
 int main(void) {

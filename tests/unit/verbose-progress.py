@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""-v during a fill: a pool's "N of M pages added so far" line when it has pages to add and has
+added more since its last line, not at every tick: a pool at its target (0 of 0) says nothing,
+and a fill held still (a test hook's rendezvous after its first step) says its count once. The
+daemon on a fake tree; the ticks are counted by its STATUS= messages, one a tick."""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import LIMIT, Notify, fail, finish, tree  # noqa: E402
+
+
+def main():
+    if os.environ.get("HPFILLD_TEST_HOOKS") != "yes":
+        print("needs a build with -Dtest-hooks=true (HPFILLD_TEST_PAUSE_FIFO): skipped")
+        sys.exit(77)
+    hpfilld = os.environ["HPFILLD"]
+    work = tempfile.mkdtemp(prefix="hpfilld-verbose-")
+    root = work + "/root"
+    tree(root, (2048, 1048576))
+    with open(root + "/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages", "w") as f:
+        f.write("1\n")  # the 1G pool at its target: nothing to add
+    fifo = work + "/pause"
+    os.mkfifo(fifo)
+    notify = Notify(work + "/notify")
+    d = None
+    try:
+        env = dict(os.environ, NOTIFY_SOCKET=work + "/notify", HPFILLD_TEST_STEP_PAGES="10",
+                   HPFILLD_TEST_PAUSE_FIFO=fifo, HPFILLD_TEST_PAUSE_AFTER_STEPS="1")
+        d = subprocess.Popen([hpfilld, "-v", "--root", root, "--mode", "sysfs", "--pool", "2M:node0=20",
+                              "--pool", "1G:node0=1"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        notify.daemon = d
+        with open(fifo) as f:
+            if f.read().strip() != "paused":
+                fail("no rendezvous")
+        # three ticks while the fill is held after its first step
+        for _ in range(3):
+            notify.until("STATUS=Filling: 2M 10/20 pages, 1G 0/0 pages")
+        with open(fifo, "w") as f:
+            f.write("go\n")
+        notify.until("READY=1")
+        d.send_signal(signal.SIGTERM)
+        notify.until("STOPPING=1")
+        rc = d.wait(timeout=LIMIT)
+        err = d.stderr.read()
+        if rc != 0:
+            fail("exit status %d; stderr: %s" % (rc, err))
+        lines = [l for l in err.split("\n") if "pages added so far" in l]
+        if any("1G pool" in l for l in lines):
+            fail("-v: lines for the 1G pool, which has nothing to add: %r" % lines)
+        if sum("2M pool: 10 of 20 pages added so far" in l for l in lines) != 1:
+            fail("-v: the 2M pool held at 10 of 20 pages, said other than once: %r" % lines)
+    finally:
+        finish(d, notify, work)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
