@@ -436,26 +436,21 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         return 0;
 }
 
-static bool owner_is_root(const char *name) {
-        return !*name || strcmp(name, "root") == 0 || strcmp(name, "0") == 0;
-}
+/* What a reservation needs after setup: CAP_CHOWN to hand it to its owner and group (and to take
+ * back one nobody has), CAP_DAC_READ_SEARCH and CAP_LEASE to tell whether a process has one
+ * open that is there already, another owner's file of a mode closed to root (every fill asks,
+ * --once too: a reservation in use is never replaced). Writing the pool files takes none as
+ * root, their owner. */
+#define RESERVE_CAPS (UINT64_C(1) << CAP_CHOWN | UINT64_C(1) << CAP_DAC_READ_SEARCH | UINT64_C(1) << CAP_LEASE)
 
-/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner (and, in the
- * daemon, CAP_LEASE: to tell whether a VM has a reservation open on a refill). Writing
- * the pool files takes none as root, their owner. */
 static int drop_privileges(const struct options *o, const struct config *c) {
         uint64_t keep = 0, eff;
         int r;
 
-        /* Owner= and Group= are resolved only when the reservation is made: any that may be
-         * another than root keeps it */
-        for (size_t i = 0; i < c->n_reserves; i++)
-                if (!owner_is_root(c->reserves[i].owner) || !owner_is_root(c->reserves[i].group))
-                        keep |= UINT64_C(1) << CAP_CHOWN;
-        /* the daemon's refills tell a reservation a VM has open by a lease on it (another
-         * owner's file) and change the owner back and forth if a reload asks for another */
-        if (c->n_reserves > 0 && !o->once)
-                keep |= UINT64_C(1) << CAP_LEASE | UINT64_C(1) << CAP_CHOWN;
+        /* --once: its reservations are known now. The daemon: any reload may bring some, and
+         * its bounding set goes, so it keeps them from the start. */
+        if (c->n_reserves > 0 || !o->once)
+                keep = RESERVE_CAPS;
         /* the daemon runs for the life of the machine: its bounding set goes too */
         r = caps_drop_all_but(keep, !o->once, !o->once && !o->dry_run && !o->check_config);
         if (r >= 0 && caps_effective(&eff) >= 0)

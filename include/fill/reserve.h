@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "fill/fill_fault.h"
+#include "fill/reserve_use.h"
 #include "plan/plan.h"
 #include "util/error.h"
 
@@ -24,7 +25,8 @@ struct reserve_run {
         uint64_t elapsed_ns;
         unsigned threads;
         bool interrupted;
-        bool kept;              /* there already and left alone (a refill of the daemon) */
+        bool kept;              /* there already and left alone: in use, or that could not be told */
+        enum reserve_use use;   /* of a file there already */
         int error;
         char error_what[PATH_MAX + 64];
 };
@@ -39,12 +41,12 @@ struct reserve_run {
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs);
 /* Whether the file of @rr is there, of the planned size (made by an earlier fill). */
 bool reserve_is_there(const struct reserve_run *rr);
-/* Creates each file afresh (a reservation is only ever handed out freshly zeroed: an old file
- * of the same name is removed first), sizes it, owner/group/mode as planned, and faults its
- * pages from the pool with the fault workers. A reservation that is not complete is removed.
- * @keep_existing (the daemon filling again): a file of the planned size is left as it is, since
- * a VM may map it. */
-int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs, bool keep_existing);
+/* Makes each reservation, freshly zeroed, owner/group/mode as planned, its pages faulted from
+ * the pool by the fault workers. A file already at its name that any process has open or maps
+ * (or of which that cannot be told) is never replaced or punched, by any fill: it is kept as it
+ * is; one nobody has gets its pages given back and faulted anew. A reservation that is not
+ * complete is removed. */
+int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs);
 void reserve_runs_done(struct reserve_run *runs, size_t n);
 /* Removes reservation @name from every hugetlbfs mount that has it, in MOUNT/hpfilld
  * directories that pass reserve_dir_open()'s checks only: 1 removed, 0 none. A directory or

@@ -7,13 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fill/reserve_use.h"
 #include "util/error.h"
-
-enum reserve_use {
-        RESERVE_USE_UNKNOWN, /* not ours to tell (another user's file, no CAP_LEASE) */
-        RESERVE_USE_FREE,    /* no process has it open or mapped */
-        RESERVE_USE_IN_USE,  /* a process (a VM) has it open or mapped */
-};
 
 struct reserve_found {
         char name[NAME_MAX + 1];
@@ -31,5 +26,3 @@ struct reserve_found {
  * that cannot be looked in (not ours to open, a MOUNT/hpfilld refused) is said in @e, the first
  * one, and skipped. Returns how many, with the array in @ret (free() it), or a negative errno. */
 int reserve_list(int rootfd, struct reserve_found **ret, struct error *e);
-/* "free", "in-use", "unknown". */
-const char *reserve_use_to_string(enum reserve_use u);

@@ -34,7 +34,6 @@ struct job {
         int rootfd;
         bool host;       /* the root is this machine's "/" */
         bool dry_run;
-        bool keep_reservations; /* a refill: reservations already there stay (a VM may map them) */
         struct stop *stop;
         const char *task;        /* what the fill is, for whoever waits for the host lock */
         unsigned lock_timeout_s; /* how long to wait for another fill (hostlock.h) */

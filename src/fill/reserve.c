@@ -119,8 +119,8 @@ static int fail(struct reserve_run *r, int error, const char *what) {
         return error_keep_first(&r->error, r->error_what, sizeof(r->error_what), error, what);
 }
 
-/* The file, new, in the verified directory @dirfd: an old one of the same name is unlinked
- * first (a VM that still maps it keeps its pages; they go back to the pool when it lets go). */
+/* The file, new, in the verified directory @dirfd: what is at its name is unlinked first (never
+ * a file in use: keep_in_use() kept that). */
 static int create_file(struct reserve_run *r, int dirfd) {
         const struct plan_reserve *pr = r->plan;
         int fd;
@@ -168,7 +168,43 @@ static int open_dir(struct reserve_run *rr) {
         return r < 0 ? fail(rr, r, e.msg) : fd;
 }
 
-int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs, bool keep_existing) {
+/* A file already at the reservation's name: one that a process has open or maps, or of which
+ * that cannot be told, is kept as it is (true; owner, group and mode applied, if of the planned
+ * size; failed if not, since it cannot be resized in use). One that nobody has is taken back:
+ * *ret_fd open for writing with its pages given back to the pool (of the planned size), or -1
+ * (it is made anew). */
+static bool keep_in_use(struct reserve_run *rr, int dirfd, int *ret_fd) {
+        _cleanup_(closep) int fd = -1;
+        bool there = reservation_is_there(rr, dirfd);
+        struct stat st;
+        int r;
+
+        *ret_fd = -1;
+        if (fstatat(dirfd, rr->plan->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                return false; /* nothing, or no file of ours: create_file() replaces it */
+        rr->use = reserve_refill_take(rr, dirfd, &fd);
+        if (rr->use == RESERVE_USE_FREE) {
+                /* nobody has it, but a VM may have written to it: fresh pages */
+                if (there && reserve_refill_punch(fd, rr) >= 0)
+                        *ret_fd = TAKE_FD(fd);
+                return false;
+        }
+        if (!there) {
+                fail(rr, -EBUSY, rr->use == RESERVE_USE_IN_USE
+                                         ? "a file of another size there is in use: kept as it is"
+                                         : "a file of another size there may be in use: kept as it is");
+                return true;
+        }
+        /* a VM has it: its pages stay; owner, group and mode as asked */
+        rr->kept = true;
+        rr->faulted = rr->plan->pool.target_total;
+        r = fd >= 0 ? reserve_hand_over(fd, rr) : -EACCES;
+        if (r < 0)
+                fail(rr, r, rr->path);
+        return true;
+}
+
+int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs) {
         int r = 0;
 
         for (size_t i = 0; i < p->n_reserves && !stop_requested(shared->stop); i++) {
@@ -184,24 +220,8 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
                 dirfd = open_dir(rr);
                 if (dirfd < 0)
                         continue;
-                if (keep_existing && reservation_is_there(rr, dirfd)) {
-                        bool in_use = true;
-
-                        fd = reserve_refill_open(rr, dirfd, &in_use);
-                        if (fd >= 0 && in_use) {
-                                /* a VM has it: its pages stay; owner, group and mode as asked */
-                                rr->kept = true;
-                                rr->faulted = rr->plan->pool.target_total;
-                                r = reserve_hand_over(fd, rr);
-                                if (r < 0)
-                                        fail(rr, r, rr->path);
-                                closep(&fd);
-                                continue;
-                        }
-                        /* nobody has it, but a VM may have written to it: fresh pages */
-                        if (fd >= 0 && reserve_refill_punch(fd, rr) < 0)
-                                closep(&fd);
-                }
+                if (keep_in_use(rr, dirfd, &fd))
+                        continue;
                 if (fd < 0)
                         fd = create_file(rr, dirfd);
                 if (fd < 0)

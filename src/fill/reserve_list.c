@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,26 +23,12 @@ struct listing {
         struct error *e; /* the first mount that could not be looked in */
 };
 
-const char *reserve_use_to_string(enum reserve_use u) {
-        return u == RESERVE_USE_IN_USE ? "in-use" : u == RESERVE_USE_FREE ? "free" : "unknown";
-}
-
-/* A write lease is granted only while no other file of the inode is open, and a mapping keeps
- * its file open (the kernel's check_conflicting_open()). It is given back at once; a lease
- * break would signal SIGURG (ignored by default), never SIGIO. Only the file's owner or a
- * holder of CAP_LEASE may take one: for the others it is not ours to tell. */
+/* Told as every fill tells it, on a descriptor only for reading; the lease, if any, is given
+ * back at once. */
 static enum reserve_use file_use(int dirfd, const char *name) {
-        _cleanup_(closep) int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        enum reserve_use u;
+        _cleanup_(closep) int fd = -1;
 
-        if (fd < 0 || fcntl(fd, F_SETSIG, SIGURG) < 0)
-                return RESERVE_USE_UNKNOWN;
-        if (fcntl(fd, F_SETLEASE, F_WRLCK) >= 0) {
-                (void) fcntl(fd, F_SETLEASE, F_UNLCK);
-                return RESERVE_USE_FREE;
-        }
-        u = errno == EAGAIN ? RESERVE_USE_IN_USE : RESERVE_USE_UNKNOWN;
-        return u;
+        return reserve_use_open(dirfd, name, O_RDONLY, &fd, NULL);
 }
 
 static bool seen_before(struct listing *l, const struct stat *st) {

@@ -1,34 +1,61 @@
 /* SPDX-License-Identifier: MIT */
-/* A refill's reservation file that is already there: in use by a VM (left alone), or not (its
- * pages given back and faulted anew, freshly zeroed); owner, group and mode as configured. */
+/* A reservation's file that is there already, whichever fill made it: in use by a VM or any
+ * process (left as it is), or not (taken back, its pages given back and faulted anew, freshly
+ * zeroed); owner, group and mode as configured. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fill/reserve_refill.h"
+#include "util/macro.h"
 
-int reserve_refill_open(const struct reserve_run *rr, int dirfd, bool *ret_in_use) {
-        int fd = openat(dirfd, rr->plan->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-
-        if (fd < 0)
-                return -errno;
-        /* A write lease is granted only while no other file of the inode is open, and a mapping
-         * keeps its file open (the kernel's check_conflicting_open()): EAGAIN means a process
-         * has it. A lease break signals SIGURG, ignored by default, never SIGIO, which would
-         * end the daemon. Without the right to lease it (EACCES), it counts as in use. */
-        if (fcntl(fd, F_SETSIG, SIGURG) < 0 || fcntl(fd, F_SETLEASE, F_WRLCK) < 0) {
-                if (errno != EAGAIN && errno != EACCES && errno != EINVAL) {
-                        int r = -errno;
-                        (void) close(fd);
-                        return r;
-                }
-                *ret_in_use = true;
-                return fd;
+/* Puts owner, group and mode back as they were, on a descriptor (or the name) of the file. */
+static void give_back(int fd, int dirfd, const char *name, const struct stat *st) {
+        if (fd >= 0) {
+                (void) fchown(fd, st->st_uid, st->st_gid);
+                (void) fchmod(fd, st->st_mode & 07777);
+                return;
         }
-        *ret_in_use = false;
-        return fd;
+        (void) fchownat(dirfd, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW);
+        (void) fchmodat(dirfd, name, st->st_mode & 07777, 0);
+}
+
+enum reserve_use reserve_refill_take(const struct reserve_run *rr, int dirfd, int *ret_fd) {
+        _cleanup_(closep) int ro = -1, rw = -1;
+        const char *name = rr->plan->name;
+        struct stat was, now;
+        enum reserve_use u;
+
+        *ret_fd = -1;
+        /* Told on a descriptor for reading: open for writing, another owner's file would need
+         * CAP_DAC_OVERRIDE, and its lack would read as "nobody has it". */
+        u = reserve_use_open(dirfd, name, O_RDONLY, &ro, NULL);
+        if (u != RESERVE_USE_FREE) {
+                *ret_fd = TAKE_FD(ro);
+                return u;
+        }
+        /* Nobody has it, and while the lease is held nobody opens it unseen. Made root's and
+         * 0600 again, as a new file is, nobody but root can open it once the lease is given back,
+         * and root opens it for writing as its owner, with no DAC capability. Without CAP_CHOWN
+         * nothing changed: it stays as it is. */
+        if (fstat(ro, &was) < 0 || fchown(ro, 0, 0) < 0)
+                return *ret_fd = TAKE_FD(ro), RESERVE_USE_UNKNOWN;
+        if (fchmod(ro, 0600) < 0) {
+                give_back(ro, dirfd, name, &was);
+                return *ret_fd = TAKE_FD(ro), RESERVE_USE_UNKNOWN;
+        }
+        (void) close(TAKE_FD(ro)); /* the lease with it: a descriptor of ours open would refuse the next */
+        /* Asked again on the descriptor that does the work: a process with CAP_DAC_OVERRIDE may
+         * have opened it since, and the name must still be that file. */
+        u = reserve_use_open(dirfd, name, O_RDWR, &rw, NULL);
+        if (u == RESERVE_USE_FREE && fstat(rw, &now) >= 0 && now.st_dev == was.st_dev && now.st_ino == was.st_ino) {
+                *ret_fd = TAKE_FD(rw);
+                return RESERVE_USE_FREE;
+        }
+        give_back(rw, dirfd, name, &was);
+        *ret_fd = TAKE_FD(rw);
+        return u == RESERVE_USE_FREE ? RESERVE_USE_UNKNOWN : u;
 }
 
 int reserve_refill_punch(int fd, const struct reserve_run *rr) {

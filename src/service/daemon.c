@@ -95,12 +95,11 @@ static void waiting(void *userdata) {
                 (void) notifyf("WATCHDOG=1");
 }
 
-static int fill(struct daemon *d, bool again, const char *task) {
+static int fill(struct daemon *d, const char *task) {
         struct fill_record record = {};
         struct job j = {
                 .rootfd = d->rootfd,
                 .host = d->host,
-                .keep_reservations = again,
                 .stop = &d->stop,
                 .task = task,
                 .lock_timeout_s = d->lock_timeout_s,
@@ -334,7 +333,7 @@ static void hotplug(struct daemon *d, bool timer) {
         }
         d->hotplug_pending = false;
         log_info("Memory came online, filling again");
-        (void) fill(d, true, "hpfilld daemon, memory came online");
+        (void) fill(d, "hpfilld daemon, memory came online");
         d->hotplug_done_ns = now_ns();
 }
 
@@ -356,7 +355,7 @@ static void reload(struct daemon *d) {
         }
         config_done(&d->config);
         d->config = fresh;
-        (void) fill(d, true, "hpfilld daemon, reload");
+        (void) fill(d, "hpfilld daemon, reload");
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
 }
@@ -438,7 +437,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
         if (d.config.release_on_stop && remember(&d) < 0)
                 log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
 
-        ret = fill(&d, false, "hpfilld daemon, first fill");
+        ret = fill(&d, "hpfilld daemon, first fill");
         if (!stop_requested(&d.stop)) {
                 if (ret != EXIT_OK)
                         goto out;

@@ -192,7 +192,7 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                 log_error_errno(-ENOMEM, "Out of memory");
                 return EXIT_FAIL;
         }
-        for (size_t i = 0; j->keep_reservations && i < p->n_reserves; i++)
+        for (size_t i = 0; i < p->n_reserves; i++)
                 kept[i] = reserve_is_there(&reserves[i]);
         resv = calloc(t->n_page_sizes ? t->n_page_sizes : 1, sizeof(*resv));
         if (!resv) {
@@ -358,7 +358,9 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                              pp->threads_auto ? ", auto" : "");
                 if (k > 0 && (size_t) k < sizeof(line)) {
                         if (r->kept)
-                                (void) snprintf(line + k, sizeof(line) - (size_t) k, ", kept as it was at %s", r->path);
+                                (void) snprintf(line + k, sizeof(line) - (size_t) k, ", kept as it was at %s (%s)", r->path,
+                                                r->use == RESERVE_USE_IN_USE ? "in use"
+                                                                             : "cannot tell whether it is in use");
                         else if (r->error)
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, ", failed: %s: %s", r->error_what,
                                                 strerror(-r->error));
@@ -568,7 +570,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */
-                (void) reserve_execute(&shared, p, reserves, j->keep_reservations);
+                (void) reserve_execute(&shared, p, reserves);
                 if (j->progress_done)
                         j->progress_done(j->userdata);
                 report_reserves(j, reserves, p->n_reserves, &tally.failed, &tally.short_);
