@@ -124,7 +124,7 @@ _hpfilld() {
                         bench) words="--page-size --size --runs --json --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
-                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config
+                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only
                                        --root --log-target --lock-timeout --metrics-file --verbose --quiet"
                                 [ "$_hpfilld_cw" = 1 ] && words="status bench $words"
                                 ;;

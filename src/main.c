@@ -44,6 +44,7 @@
  * kernel command line, then these on top. */
 struct options {
         bool once, dry_run, check_config, json;
+        bool pools_only;    /* --pools-only: every reservation left out (an initramfs) */
         const char *config; /* --config: this file instead of the default ones */
         const char *root;   /* --root */
         struct config cli;  /* settings, --pool and --reserve */
@@ -76,6 +77,7 @@ static void help(void) {
                "  -r --reserve NAME:SIZE:AMOUNT[@nodeN]\n"
                "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@node0\n"
                "     --release NAME...      Remove the reservations named (on its own)\n"
+               "     --pools-only           Fill the pools, leave the reservations to a later fill\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --json                 With --once or --dry-run: the report or the plan as JSON\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
@@ -191,6 +193,7 @@ enum {
         ARG_CHECK_CONFIG,
         ARG_LOCK_TIMEOUT,
         ARG_JSON,
+        ARG_POOLS_ONLY,
         ARG_SETTING = 0x200, /* + the index of the setting in settings_table[] */
 };
 
@@ -205,6 +208,7 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                 { "dry-run", no_argument, NULL, 'n' },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "pools-only", no_argument, NULL, ARG_POOLS_ONLY },
                 { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "reserve", required_argument, NULL, 'r' },
@@ -297,6 +301,9 @@ static int parse_option(struct options *o, int c, char *argv[]) {
         case ARG_JSON:
                 o->json = true;
                 return 0;
+        case ARG_POOLS_ONLY:
+                o->pools_only = true;
+                return 0;
         case ARG_LOCK_TIMEOUT:
                 if (parse_uint_range(optarg, 0, 86400, &o->lock_timeout_s) < 0)
                         return usage_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);
@@ -333,12 +340,14 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
         }
         if (optind < argc) /* after "--" */
                 return usage_error("unexpected argument '%s'", argv[optind]);
-        if (o->n_release > 0 && (o->once || o->dry_run || o->check_config || o->config || o->cli.n_pools ||
+        if (o->n_release > 0 && (o->once || o->dry_run || o->check_config || o->pools_only || o->config || o->cli.n_pools ||
                                  o->cli.n_reserves || o->cli.set))
                 return usage_error("--release is done on its own: no --once, --pool, --reserve, --config, --dry-run, "
-                                   "--check-config or fill settings with it");
+                                   "--check-config, --pools-only or fill settings with it");
         if (o->check_config && o->dry_run)
                 return usage_error("--check-config and --dry-run: one or the other");
+        if (o->pools_only && o->cli.n_reserves)
+                return usage_error("--pools-only and --reserve: one or the other");
         if (o->json && (!(o->once || o->dry_run) || o->check_config))
                 return usage_error("--json goes with --once (the report) or --dry-run (the plan)");
         if (strlen(o->root) >= PATH_MAX)
@@ -433,6 +442,13 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         r = apply_cli(&o->cli, c);
         if (r < 0)
                 return error_set(e, r, "Out of memory");
+        /* An initramfs: its owners are not known yet, no hugetlbfs is mounted; the reservations
+         * wait for the real root, where the service makes them, and never stop a pool. */
+        if (o->pools_only && c->n_reserves > 0) {
+                log_info("%zu reservation(s) left out (--pools-only): for a later fill to make",
+                         c->n_reserves);
+                config_drop_reserves(c);
+        }
         return 0;
 }
 
