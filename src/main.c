@@ -503,6 +503,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .rootfd = rootfd,
                 .host = strcmp(o->root, "/") == 0,
                 .dry_run = o->dry_run || o->check_config,
+                .strict = o->check_config,
                 .stop = stop,
                 .task = "hpfilld --once",
                 .lock_timeout_s = o->lock_timeout_s,

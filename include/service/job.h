@@ -34,6 +34,7 @@ struct job {
         int rootfd;
         bool host;       /* the root is this machine's "/" */
         bool dry_run;
+        bool strict;  /* --check-config: a reservation a fill would skip (owner unknown, mount refused) fails the check */
         struct stop *stop;
         const char *task;        /* what the fill is, for whoever waits for the host lock */
         unsigned lock_timeout_s; /* how long to wait for another fill (hostlock.h) */

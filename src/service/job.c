@@ -176,9 +176,16 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                          * (exit 2). A mount or directory refused (others control it, not what the
                          * mount table said), or an owner unknown here: that reservation alone is
                          * skipped, the fill goes on and exits 1. */
-                        if (error != -ENOENT) {
+                        if (error != -ENOENT && !j->strict) {
                                 log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
                                           reserves[i].error_what);
+                                continue;
+                        }
+                        /* --check-config: what a fill would skip is not a good configuration */
+                        if (error != -ENOENT) {
+                                log_error("%s: %s: a fill would skip this reservation", p->reserves[i].pool.origin,
+                                          reserves[i].error_what);
+                                ret = EXIT_USAGE;
                                 continue;
                         }
                         log_error("%s: %s", p->reserves[i].pool.origin, reserves[i].error_what);
