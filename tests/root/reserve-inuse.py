@@ -6,10 +6,13 @@ the owner (nobody); the files are nobody's, 0640 (group root) and 0600 (group no
 root without CAP_DAC_READ_SEARCH). Kept: same inode, the mapping not "(deleted)", its marker
 there, free pages the same, `status` says in-use. A reload adding a reservation with Owner= to a
 daemon started without any hands it to its owner. Once the process is gone, a fill takes the
-file back: same inode, zeroed, owner and mode as asked. Waits on the daemon's own messages
+file back: same inode, zeroed, owner and mode as asked. Then a real QEMU (paused, -S) as nobody
+with the 0600 reservation as its memory (share=on): --once keeps it. Waits on the daemon's own messages
 (with a time limit against hangs), never on the clock."""
+import mmap
 import os
 import pwd
+import shutil
 import socket
 import subprocess
 import sys
@@ -150,11 +153,51 @@ def main():
         if st.st_ino != ino or st.st_uid != nobody or "kept" in out:
             fail("%s was not filled again in place (inode %d, was %d, uid %d): %s" % (f, st.st_ino, ino, st.st_uid, out))
         with open(f, "rb") as fh:
-            import mmap
             if mmap.mmap(fh.fileno(), 0, prot=mmap.PROT_READ)[0:4] != bytes(4):
                 fail("%s was handed out again with what its last user wrote" % f)
     if (os.stat(files[0]).st_mode & 0o777, os.stat(files[1]).st_mode & 0o777) != (0o640, 0o600):
         fail("modes after the refill: %o %o" % (os.stat(files[0]).st_mode, os.stat(files[1]).st_mode))
+
+    # a real QEMU as the owner, its guest memory the 0600 reservation (paused: it maps the file
+    # and runs no guest); it says so on its QMP socket, which it connects to once it is set up
+    if shutil.which("qemu-system-x86_64"):
+        os.chmod(work, 0o711)
+        qsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        qsock.bind(os.path.join(work, "qmp"))
+        os.chmod(os.path.join(work, "qmp"), 0o777)
+        qsock.listen(1)
+        qsock.settimeout(LIMIT)
+        qemu = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                 "qemu-system-x86_64", "-accel", "tcg", "-m", "16M", "-object",
+                                 "memory-backend-file,id=m,mem-path=%s,share=on,size=16M" % files[1],
+                                 "-machine", "pc,memory-backend=m", "-display", "none", "-serial", "none",
+                                 "-monitor", "none", "-S", "-chardev", "socket,id=q,path=%s" % os.path.join(work, "qmp"),
+                                 "-mon", "chardev=q,mode=control"], stderr=subprocess.PIPE, text=True)
+        try:
+            conn, _ = qsock.accept()
+        except socket.timeout:
+            fail("QEMU did not start: %s" % qemu.stderr.read())
+        qmp = conn.makefile("rw")
+        if "QMP" not in qmp.readline():
+            fail("QEMU said no QMP greeting")
+        ino = os.stat(files[1]).st_ino
+        free0 = free()
+        out = once()
+        if "kept as it was at %s (in use)" % files[1] not in out:
+            fail("--once did not keep the reservation QEMU maps:\n" + out)
+        with open("/proc/%d/maps" % qemu.pid) as m:
+            maps = m.read()
+        if files[1] not in maps or "(deleted)" in maps:
+            fail("QEMU's mapping of its memory: %r" % [l for l in maps.splitlines() if "hpfilld" in l])
+        if os.stat(files[1]).st_ino != ino or free() != free0:
+            fail("--once replaced the reservation QEMU maps (free %d, was %d)" % (free(), free0))
+        qmp.write('{"execute": "qmp_capabilities"}\n{"execute": "quit"}\n')
+        qmp.flush()
+        if qemu.wait(timeout=LIMIT) != 0:
+            fail("QEMU exited %d" % qemu.returncode)
+        print("QEMU as nobody on %s: kept by --once" % files[1])
+    else:
+        print("no qemu-system-x86_64: the QEMU case skipped")
     print("PASS")
 
 
