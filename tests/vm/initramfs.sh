@@ -8,7 +8,9 @@
 #      the console (--once prints it on stdout, --log-target=kmsg takes the log messages only) and
 #      nothing in the kernel log above info level;
 #   2. a bad hpfilld.pool=: the script still returns 0 and the boot goes on, hpfilld exits 2, and
-#      the kernel log names the bad parameter, at error level.
+#      the kernel log names the bad parameter, at error level;
+#   3. a drop-in with a [Pool] and a [Reserve] whose owner the initramfs does not know (and no
+#      hugetlbfs mount): the pool is filled, the reservation left out (--pools-only), exit 0.
 # VM_APPEND is read by lib.sh's vm_run:
 # shellcheck disable=SC2034
 . "$(dirname "$0")/lib.sh"
@@ -89,4 +91,20 @@ VM_APPEND="hpfilld.pool=2M:0"
 vm_run 1536:0 1024:1 1024:2 1024
 vm_expect_log "^init goes on after init-premount$"
 vm_expect_log "^initramfs: bad parameter checks passed$"
+
+vm_guest <<EOF
+$GUEST_COMMON
+mkdir -p /etc/hpfilld.conf.d
+printf '[Pool]\nPageSize=2M\nAmount=node1=16\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=4\nOwner=vmuser\n' >/etc/hpfilld.conf.d/vm.conf
+run_premount
+expect_counts 2048 0 16 0 0
+expect_in \$OUT "^2M pool: 16/16 pages"
+kmsg_hpfilld
+expect_kmsg "^<1[4-5]>hpfilld: 1 reservation\\(s\\) left out \\(--pools-only\\)"
+if grep -q "exit status" /tmp/kmsg; then fail "hpfilld failed in the initramfs (above)"; fi
+echo "initramfs: reservations left out checks passed"
+EOF
+VM_APPEND=""
+vm_run 1536:0 1024:1 1024:2 1024
+vm_expect_log "^initramfs: reservations left out checks passed$"
 echo PASS
