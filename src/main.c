@@ -452,25 +452,27 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         return 0;
 }
 
-/* What a reservation needs after setup: CAP_CHOWN to hand it to its owner and group (and to take
- * back one nobody has), CAP_DAC_READ_SEARCH and CAP_LEASE to tell whether a process has one
- * open that is there already, another owner's file of a mode closed to root (every fill asks,
- * --once too: a reservation in use is never replaced). Writing the pool files takes none as
- * root, their owner. */
-#define RESERVE_CAPS (UINT64_C(1) << CAP_CHOWN | UINT64_C(1) << CAP_DAC_READ_SEARCH | UINT64_C(1) << CAP_LEASE)
-
+/* Every capability goes but CAPS_RESERVE (service/caps.h), kept where reservations may come:
+ * --once with some, the daemon always (any reload may bring some, with an Owner=, and a
+ * capability dropped cannot be regained). Writing the pool files takes none as root, their
+ * owner. */
 static int drop_privileges(const struct options *o, const struct config *c) {
+        bool daemon = !o->once && !o->dry_run && !o->check_config;
         uint64_t keep = 0, eff;
         int r;
 
-        /* --once: its reservations are known now. The daemon: any reload may bring some, and
-         * its bounding set goes, so it keeps them from the start. */
-        if (c->n_reserves > 0 || !o->once)
-                keep = RESERVE_CAPS;
+        /* --once: its reservations are known now (--dry-run and --check-config make none). The
+         * daemon: any reload may bring some, and its bounding set goes, so it keeps them from
+         * the start. */
+        if (daemon || (c->n_reserves > 0 && !o->dry_run && !o->check_config))
+                keep = CAPS_RESERVE;
         /* the daemon runs for the life of the machine: its bounding set goes too */
-        r = caps_drop_all_but(keep, !o->once, !o->once && !o->dry_run && !o->check_config);
+        r = caps_drop_all_but(keep, !o->once, daemon);
+        /* permitted, effective only while the reservations are made (job.c) */
+        if (r >= 0)
+                r = caps_effective_set(keep, false);
         if (r >= 0 && caps_effective(&eff) >= 0)
-                log_debug("Capabilities left: 0x%" PRIx64, eff);
+                log_debug("Capabilities effective: 0x%" PRIx64 " (0x%" PRIx64 " kept for reservations)", eff, keep);
         return r;
 }
 

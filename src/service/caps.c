@@ -128,6 +128,20 @@ int caps_drop_all_but(uint64_t keep, bool bounding, bool daemon) {
         return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
 }
 
+int caps_effective_set(uint64_t mask, bool on) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+
+        if (syscall(SYS_capget, &h, d) < 0)
+                return -errno;
+        for (int i = 0; i < 2; i++) {
+                uint32_t m = (uint32_t) (mask >> (32 * i));
+
+                d[i].effective = on ? d[i].effective | (m & d[i].permitted) : d[i].effective & ~m;
+        }
+        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
 int caps_effective(uint64_t *ret) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct d[2] = {};

@@ -26,6 +26,7 @@
 #include "plan/report_json.h"
 #include "util/json.h"
 #include "fill/reserve.h"
+#include "service/caps.h"
 #include "service/hostlock.h"
 #include "fill/journal.h"
 #include "fill/rundir.h"
@@ -577,7 +578,9 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
         if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */
+                (void) caps_effective_set(CAPS_RESERVE, true);
                 (void) reserve_execute(&shared, p, reserves);
+                (void) caps_effective_set(CAPS_RESERVE, false);
                 if (j->progress_done)
                         j->progress_done(j->userdata);
                 report_reserves(j, reserves, p->n_reserves, &tally.failed, &tally.short_);
