@@ -23,12 +23,12 @@
 
 /* The mount found, and checked: hugetlbfs of the page size, and MOUNT/hpfilld, where there
  * already, fit to hold root's files (created only when the reservation is made). */
-static int check_mount(struct reserve_run *rr) {
+static int check_mount(int rootfd, struct reserve_run *rr) {
         _cleanup_(closep) int dirfd = -1;
         struct error e = {};
         int r;
 
-        r = reserve_mount_open(rr->mount, rr->plan->pool.page_size, &rr->mountfd, &e);
+        r = reserve_mount_open(rootfd, rr->mount, rr->plan->pool.page_size, &rr->mountfd, &e);
         if (r >= 0) {
                 r = reserve_dir_open(rr->mountfd, rr->mount, false, &dirfd, &e);
                 if (r == -ENOENT)
@@ -98,7 +98,7 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                 if (r >= 0) {
                         (void) snprintf(rr->path, sizeof(rr->path), "%s/" RESERVE_DIR "/%s", rr->mount,
                                         p->reserves[i].name);
-                        if (check_mount(rr) < 0)
+                        if (check_mount(rootfd, rr) < 0)
                                 missing++;
                         continue;
                 }
@@ -258,6 +258,7 @@ void reserve_runs_done(struct reserve_run *runs, size_t n) {
 }
 
 struct release {
+        int rootfd;
         const char *name;
         char *ret_path;
         size_t size;
@@ -280,7 +281,7 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         struct stat st;
         int r;
 
-        r = reserve_mount_open(dir, page_size, &mountfd, &e);
+        r = reserve_mount_open(rl->rootfd, dir, page_size, &mountfd, &e);
         if (r >= 0)
                 r = reserve_dir_open(mountfd, dir, false, &dirfd, &e);
         if (r == -ENOENT)
@@ -303,10 +304,10 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
 
 int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e) {
         _cleanup_(freep) char *mounts = NULL;
-        struct release rl = { name, ret_path, size, 0, 0, e };
+        struct release rl = { rootfd, name, ret_path, size, 0, 0, e };
         int r;
 
-        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
+        r = mounts_read(rootfd, &mounts);
         if (r < 0)
                 return r;
         r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);

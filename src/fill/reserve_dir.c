@@ -9,6 +9,7 @@
 
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
+#include "util/beneath.h"
 #include "util/macro.h"
 
 /* What is at @dir/@name (@name "": @dir itself) when it could not be opened as a directory:
@@ -26,13 +27,17 @@ static int describe_not_dir(int dirfd, const char *dir, const char *name, int er
         return error_set(e, error, "%s%s%s", dir, slash, name);
 }
 
-int reserve_mount_open(const char *mount, uint64_t page_size, int *ret_fd, struct error *e) {
+int reserve_mount_open(int rootfd, const char *mount, uint64_t page_size, int *ret_fd, struct error *e) {
         _cleanup_(closep) int fd = -1;
         struct statfs sfs;
 
-        fd = open(mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        fd = open_beneath(rootfd, mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (fd == -ELOOP)
+                return error_set(e, fd, "%s: a symbolic link on its way or in its place: refused", mount);
+        if (fd == -ENOTDIR)
+                return error_set(e, fd, "%s is not a directory: refused", mount);
         if (fd < 0)
-                return describe_not_dir(AT_FDCWD, mount, "", -errno, e);
+                return error_set(e, fd, "%s", mount);
         if (fstatfs(fd, &sfs) < 0)
                 return error_set(e, -errno, "%s", mount);
         if ((unsigned long) sfs.f_type != HUGETLBFS_MAGIC)
@@ -67,10 +72,11 @@ int reserve_dir_open(int mountfd, const char *mount, bool create, int *ret_fd, s
                 else if (errno != EEXIST)
                         return error_set(e, -errno, "%s/" RESERVE_DIR, mount);
         }
-        fd = openat(mountfd, RESERVE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        /* nothing mounted on it either: the directory is the mount's own */
+        fd = open_beneath(mountfd, RESERVE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, BENEATH_NO_XDEV);
         if (fd < 0)
-                return errno == ENOENT ? error_set(e, -ENOENT, "%s/" RESERVE_DIR, mount)
-                                       : describe_not_dir(mountfd, mount, RESERVE_DIR, -errno, e);
+                return fd == -ENOENT ? error_set(e, -ENOENT, "%s/" RESERVE_DIR, mount)
+                                     : describe_not_dir(mountfd, mount, RESERVE_DIR, fd, e);
         if (fstat(fd, &st) < 0)
                 return error_set(e, -errno, "%s/" RESERVE_DIR, mount);
         /* Checked on the descriptor, even for the one just made: another user may have put a

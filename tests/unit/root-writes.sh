@@ -73,6 +73,19 @@ fill 2M:node0=4,node1=10
 [ "$rc" != 0 ] || bad "a symbolic link as run/: exit 0"
 echo "ok: run/ a symbolic link: exit $rc: $(head -n 1 "$work/err")"
 
+# the tree's mount table names a directory of the host's (here one outside the tree, with a
+# file where a reservation would be): its mount points are the tree's, looked for inside it
+tree
+mkdir -p "$work/t/proc/self" "$work/hostmnt/hpfilld"
+: >"$work/hostmnt/hpfilld/vm1"
+echo "none $work/hostmnt hugetlbfs rw,relatime,pagesize=2M 0 0" >"$work/t/proc/self/mounts"
+rc=0
+timeout 20 "$HPFILLD" --root "$work/t" --release vm1 >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 1 ] || bad "--release of a reservation the tree's table places on the host: exit $rc, expected 1"
+grep -qF "No reservation 'vm1'" "$work/err" || bad "the mount point was opened outside the tree: $(cat "$work/err")"
+[ -e "$work/hostmnt/hpfilld/vm1" ] || bad "the file outside the tree was removed"
+echo "ok: a mount table naming a host path: $(cat "$work/err")"
+
 # a FIFO in its place: refused at once, not waited on (timeout 20 would end it: 124); the read
 # of the counters before the plan finds it holds no number
 tree

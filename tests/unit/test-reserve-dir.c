@@ -21,23 +21,31 @@ static int open_dir(struct fake_root *r, bool create, struct error *e) {
 }
 
 TEST(test_not_hugetlbfs) {
-        struct fake_root r;
+        struct fake_root r, outside;
         struct error e = {};
         int fd = -1;
 
         fake_root_new(&r);
+        fake_root_new(&outside);
+        CHECK(mkdirat(r.fd, "mnt", 0755) == 0);
         /* what a forged mount table would point at: refused by fstatfs() */
-        CHECK_EQ(reserve_mount_open(r.path, 0, &fd, &e), -EXDEV);
-        CHECK_STR_CONTAINS(e.msg, "is not a hugetlbfs mount");
+        CHECK_EQ(reserve_mount_open(r.fd, "/mnt", 0, &fd, &e), -EXDEV);
+        CHECK_STR_CONTAINS(e.msg, "/mnt is not a hugetlbfs mount");
         CHECK_EQ(fd, -1);
-        CHECK(symlinkat(r.path, r.fd, "link") == 0);
-        {
-                char p[4200];
-
-                (void) snprintf(p, sizeof(p), "%s/link", r.path);
-                CHECK_EQ(reserve_mount_open(p, 0, &fd, &e), -ELOOP);
-                CHECK_STR_CONTAINS(e.msg, "/link is a symbolic link: refused");
-        }
+        /* a mount point of the host's (one that exists there) is looked for in the tree */
+        CHECK_EQ(reserve_mount_open(r.fd, outside.path, 0, &fd, &e), -ENOENT);
+        CHECK_STR_CONTAINS(e.msg, outside.path);
+        CHECK_EQ(fd, -1);
+        /* a symbolic link at the end or on the way, out of the tree or not */
+        CHECK(symlinkat("mnt", r.fd, "link") == 0);
+        CHECK_EQ(reserve_mount_open(r.fd, "/link", 0, &fd, &e), -ELOOP);
+        CHECK_STR_CONTAINS(e.msg, "/link: a symbolic link on its way or in its place: refused");
+        CHECK(symlinkat(outside.path, r.fd, "out") == 0);
+        CHECK(mkdirat(outside.fd, "mnt", 0755) == 0);
+        CHECK_EQ(reserve_mount_open(r.fd, "/out/mnt", 0, &fd, &e), -ELOOP);
+        CHECK_STR_CONTAINS(e.msg, "/out/mnt: a symbolic link on its way or in its place: refused");
+        CHECK_EQ(fd, -1);
+        fake_root_free(&outside);
         fake_root_free(&r);
 }
 
