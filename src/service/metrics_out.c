@@ -12,6 +12,7 @@
 #include "config.h"
 #include "fill/rundir.h"
 #include "kernel/pool.h"
+#include "util/beneath.h"
 #include "util/shown.h"
 #include "kernel/topology.h"
 #include "service/metrics_out.h"
@@ -48,9 +49,10 @@ static const uint64_t *record_target(const struct fill_record *rec, uint64_t pag
 static void reserves_now(int rootfd, struct fill_record *rec) {
         for (size_t i = 0; i < rec->n_reserves; i++) {
                 struct metrics_reserve *rs = &rec->reserves[i];
-                struct stat st;
+                _cleanup_(closep) int fd = -1;
 
-                if (rs->state == MR_READY && fstatat(rootfd, rs->path + (rs->path[0] == '/'), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (rs->state == MR_READY &&
+                    (fd = open_beneath(rootfd, rs->path, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, 0)) < 0) {
                         rs->state = MR_ABSENT;
                         rs->pages = 0;
                 }

@@ -196,10 +196,14 @@ TEST(test_masked_and_special) {
         CHECK_STR_CONTAINS(e.msg, "/etc/hpfilld.conf.d/80-fifo.conf: not a regular file (a FIFO), refused");
         CHECK_EQ(config_load_file(&c, r.fd, "etc/hpfilld.conf.d/80-fifo.conf", "fifo.conf", &e), -EBADFD);
         CHECK_STR_CONTAINS(e.msg, "fifo.conf: not a regular file (a FIFO), refused");
-        /* a device other than /dev/null */
+        /* a link to a device other than /dev/null: the tree's, never the host's (it has none) */
         CHECK(symlinkat("/dev/zero", r.fd, "zero.conf") == 0);
-        CHECK_EQ(config_load_file(&c, r.fd, "zero.conf", "zero.conf", &e), -EBADFD);
-        CHECK_STR_CONTAINS(e.msg, "zero.conf: not a regular file (a character device), refused");
+        CHECK_EQ(config_load_file(&c, r.fd, "zero.conf", "zero.conf", &e), -ENOENT);
+        CHECK_STR_CONTAINS(e.msg, "zero.conf: cannot read: No such file or directory");
+        /* one followed inside the tree, to a FIFO of the tree's */
+        CHECK(symlinkat("/etc/hpfilld.conf.d/80-fifo.conf", r.fd, "fifo-link.conf") == 0);
+        CHECK_EQ(config_load_file(&c, r.fd, "fifo-link.conf", "fifo-link.conf", &e), -EBADFD);
+        CHECK_STR_CONTAINS(e.msg, "fifo-link.conf: not a regular file (a FIFO), refused");
         config_done(&c);
         fake_root_free(&r);
 }
