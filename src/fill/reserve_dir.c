@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
@@ -11,6 +10,7 @@
 #include "fill/reserve_dir.h"
 #include "util/beneath.h"
 #include "util/macro.h"
+#include "util/owner.h"
 
 /* What is at @dir/@name (@name "": @dir itself) when it could not be opened as a directory:
  * O_DIRECTORY|O_NOFOLLOW says ENOTDIR for a symlink too. */
@@ -48,15 +48,6 @@ int reserve_mount_open(int rootfd, const char *mount, uint64_t page_size, int *r
                                  (unsigned long long) sfs.f_bsize, (unsigned long long) page_size);
         *ret_fd = TAKE_FD(fd);
         return 0;
-}
-
-static void owner_name(uid_t uid, char *buf, size_t size) {
-        struct passwd *pw = getpwuid(uid);
-
-        if (pw)
-                (void) snprintf(buf, size, "user '%s' (uid %u)", pw->pw_name, (unsigned) uid);
-        else
-                (void) snprintf(buf, size, "uid %u", (unsigned) uid);
 }
 
 
