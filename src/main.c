@@ -25,6 +25,7 @@
 #include "service/job.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
+#include "service/privilege.h"
 #include "service/progress.h"
 #include "service/report_doc.h"
 #include "config.h"
@@ -436,33 +437,6 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         return 0;
 }
 
-static bool owner_is_root(const char *name) {
-        return !*name || strcmp(name, "root") == 0 || strcmp(name, "0") == 0;
-}
-
-/* Only CAP_CHOWN may still be needed after setup: to hand a reservation to its owner (and, in the
- * daemon, CAP_LEASE: to tell whether a VM has a reservation open on a refill). Writing
- * the pool files takes none as root, their owner. */
-static int drop_privileges(const struct options *o, const struct config *c) {
-        uint64_t keep = 0, eff;
-        int r;
-
-        /* Owner= and Group= are resolved only when the reservation is made: any that may be
-         * another than root keeps it */
-        for (size_t i = 0; i < c->n_reserves; i++)
-                if (!owner_is_root(c->reserves[i].owner) || !owner_is_root(c->reserves[i].group))
-                        keep |= UINT64_C(1) << CAP_CHOWN;
-        /* the daemon's refills tell a reservation a VM has open by a lease on it (another
-         * owner's file) and change the owner back and forth if a reload asks for another */
-        if (c->n_reserves > 0 && !o->once)
-                keep |= UINT64_C(1) << CAP_LEASE | UINT64_C(1) << CAP_CHOWN;
-        /* the daemon runs for the life of the machine: its bounding set goes too */
-        r = caps_drop_all_but(keep, !o->once, !o->once && !o->dry_run && !o->check_config);
-        if (r >= 0 && caps_effective(&eff) >= 0)
-                log_debug("Capabilities left: 0x%" PRIx64, eff);
-        return r;
-}
-
 /* Where the configuration was looked for, for "nothing configured". */
 static const char *config_sources(const struct options *o, char *buf, size_t size) {
         static const char *const dirs[] = CONFIG_DROPIN_DIRS;
@@ -558,8 +532,12 @@ static int run(const struct options *o, struct stop *stop) {
         rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", o->root), EXIT_USAGE;
-        if (o->n_release > 0)
+        if (o->n_release > 0) {
+                r = privilege_drop_for(COMMAND_RELEASE, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
                 return release(rootfd, o);
+        }
         if (load_config(rootfd, &config, (void *) o, &e) < 0) {
                 log_lines(LOG_ERR, e.msg);
                 /* under systemd, the unit's status says why it did not start */
@@ -576,7 +554,8 @@ static int run(const struct options *o, struct stop *stop) {
                         ret = EXIT_FAIL;
                 goto out;
         }
-        r = drop_privileges(o, &config);
+        r = privilege_drop_for(o->dry_run || o->check_config ? COMMAND_CHECK : o->once ? COMMAND_FILL : COMMAND_DAEMON,
+                               &config);
         if (r < 0) {
                 log_error_errno(r, "Cannot drop capabilities: %m");
                 goto out;
