@@ -17,5 +17,7 @@ int reserve_mount_open(int rootfd, const char *mount, uint64_t page_size, int *r
 /* Opens hpfilld/ below @mountfd. When absent: -ENOENT, or with @create made 0755 whatever the
  * umask. One that is there is accepted only as a directory (not a symlink) of root's that
  * nobody else can write: else -EPERM (or -ELOOP, -ENOTDIR) with a message naming it and its
- * owner. @mount names the mount in messages. */
+ * owner; with @create it is moved aside instead (renamed hpfilld.moved.UID.NS) and a new one
+ * made: 1, with what was moved where in @e (a warning to show). @mount names the mount in
+ * messages. */
 int reserve_dir_open(int mountfd, const char *mount, bool create, int *ret_fd, struct error *e);

@@ -31,7 +31,9 @@ static int check_mount(int rootfd, struct reserve_run *rr) {
         r = reserve_mount_open(rootfd, rr->mount, rr->plan->pool.page_size, &rr->mountfd, &e);
         if (r >= 0) {
                 r = reserve_dir_open(rr->mountfd, rr->mount, false, &dirfd, &e);
-                if (r == -ENOENT)
+                /* none yet, or another user's, which the reservation moves aside (see
+                 * reserve_claim_dir()) */
+                if (r == -ENOENT || r == -EPERM || r == -ELOOP || r == -ENOTDIR)
                         r = 0;
         }
         if (r < 0) {
@@ -300,6 +302,21 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
                 (void) snprintf(rl->ret_path, rl->size, "%s/" RESERVE_DIR "/%s", dir, rl->name);
         rl->found = 1;
         return 0;
+}
+
+int reserve_claim_dir(int rootfd, bool host, uint64_t page_size, struct error *e) {
+        _cleanup_(closep) int mountfd = -1, dirfd = -1;
+        char mount[PATH_MAX];
+        int r;
+
+        r = hugetlbfs_mount_for(rootfd, host, page_size, mount, sizeof(mount));
+        if (r < 0)
+                return 0; /* no mount: the reservation says so */
+        r = reserve_mount_open(rootfd, mount, page_size, &mountfd, e);
+        if (r < 0)
+                return 0;
+        r = reserve_dir_open(mountfd, mount, true, &dirfd, e);
+        return r < 0 ? 0 : r;
 }
 
 int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e) {

@@ -5,6 +5,9 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
@@ -50,8 +53,7 @@ int reserve_mount_open(int rootfd, const char *mount, uint64_t page_size, int *r
         return 0;
 }
 
-
-int reserve_dir_open(int mountfd, const char *mount, bool create, int *ret_fd, struct error *e) {
+static int dir_open_checked(int mountfd, const char *mount, bool create, int *ret_fd, struct error *e) {
         _cleanup_(closep) int fd = -1;
         bool made = false;
         struct stat st;
@@ -84,4 +86,49 @@ int reserve_dir_open(int mountfd, const char *mount, bool create, int *ret_fd, s
                 return error_set(e, -errno, "%s/" RESERVE_DIR, mount);
         *ret_fd = TAKE_FD(fd);
         return 0;
+}
+
+/* Renames what is at MOUNT/hpfilld (another user's directory, a link, a file) to a name of its
+ * own beside it, hpfilld.moved.UID.NS: on a mount of mode 1777 its owner can do no more than
+ * make another, and root without CAP_FOWNER could not empty and remove it. A name no one can
+ * guess, so that none can be put there first to stop the rename. */
+static int move_aside(int mountfd, const char *mount, struct error *e) {
+        char name[96], who[128];
+        struct timespec ts;
+        struct stat st;
+
+        if (fstatat(mountfd, RESERVE_DIR, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : error_set(e, -errno, "%s/" RESERVE_DIR, mount);
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        (void) snprintf(name, sizeof(name), RESERVE_DIR ".moved.%u.%lld%09ld", (unsigned) st.st_uid,
+                        (long long) ts.tv_sec, (long) ts.tv_nsec);
+        if (renameat2(mountfd, RESERVE_DIR, mountfd, name, RENAME_NOREPLACE) < 0)
+                return error_set(e, -errno,
+                                 "%s/" RESERVE_DIR " is not root's, and cannot be moved aside: %s (a mount of "
+                                 "another owner's needs CAP_FOWNER; name the mount with Mount=)",
+                                 mount, strerror(errno));
+        owner_name(st.st_uid, who, sizeof(who));
+        (void) error_set(e, 0, "%s/" RESERVE_DIR " was %s of %s, mode %04o: moved aside to %s/%s, and a new one made",
+                         mount, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" : "a file",
+                         who, (unsigned) (st.st_mode & 07777), mount, name);
+        return 1;
+}
+
+int reserve_dir_open(int mountfd, const char *mount, bool create, int *ret_fd, struct error *e) {
+        struct error moved = {};
+        int r;
+
+        /* a few times: its owner may make another between the rename and our mkdirat() */
+        for (unsigned tries = 0;; tries++) {
+                r = dir_open_checked(mountfd, mount, create, ret_fd, e);
+                if (!create || tries >= 3 || (r != -EPERM && r != -ELOOP && r != -ENOTDIR))
+                        break;
+                r = move_aside(mountfd, mount, &moved);
+                if (r < 0)
+                        return error_set(e, r, "%s", moved.msg);
+        }
+        if (r < 0 || !*moved.msg)
+                return r;
+        *e = moved;
+        return 1;
 }
