@@ -558,7 +558,8 @@ static int run(const struct options *o, struct stop *stop) {
         for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
                 struct error moved = {};
 
-                if (reserve_claim_dir(rootfd, strcmp(o->root, "/") == 0, config.reserves[i].page_size, &moved) > 0)
+                if (reserve_claim_dir(rootfd, strcmp(o->root, "/") == 0, config.reserves[i].mount,
+                                      config.reserves[i].page_size, &moved) > 0)
                         log_warning("%s", moved.msg);
         }
         r = privilege_drop_for(o->dry_run || o->check_config ? COMMAND_CHECK : o->once ? COMMAND_FILL : COMMAND_DAEMON,

@@ -81,6 +81,16 @@ no_group:
         return -ESRCH;
 }
 
+/* Mount= as named, else the mount table's (or libhugetlbfs's) first for the page size. */
+static int reserve_mount_for(int rootfd, bool host, const char *named, uint64_t page_size, char *ret, size_t size) {
+        if (!*named)
+                return hugetlbfs_mount_for(rootfd, host, page_size, ret, size);
+        if (strlen(named) >= size)
+                return -ENAMETOOLONG;
+        memcpy(ret, named, strlen(named) + 1);
+        return 0;
+}
+
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs) {
         int missing = 0;
 
@@ -96,7 +106,8 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                         missing++;
                         continue;
                 }
-                r = hugetlbfs_mount_for(rootfd, host, p->reserves[i].pool.page_size, rr->mount, sizeof(rr->mount));
+                r = reserve_mount_for(rootfd, host, p->reserves[i].mount, p->reserves[i].pool.page_size, rr->mount,
+                                      sizeof(rr->mount));
                 if (r >= 0) {
                         (void) snprintf(rr->path, sizeof(rr->path), "%s/" RESERVE_DIR "/%s", rr->mount,
                                         p->reserves[i].name);
@@ -304,12 +315,12 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         return 0;
 }
 
-int reserve_claim_dir(int rootfd, bool host, uint64_t page_size, struct error *e) {
+int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_size, struct error *e) {
         _cleanup_(closep) int mountfd = -1, dirfd = -1;
         char mount[PATH_MAX];
         int r;
 
-        r = hugetlbfs_mount_for(rootfd, host, page_size, mount, sizeof(mount));
+        r = reserve_mount_for(rootfd, host, named, page_size, mount, sizeof(mount));
         if (r < 0)
                 return 0; /* no mount: the reservation says so */
         r = reserve_mount_open(rootfd, mount, page_size, &mountfd, e);

@@ -117,10 +117,10 @@ struct file_state {
 
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
 static const char *const pool_keys[] = { [KEY_PAGE_SIZE] = "PageSize", [KEY_AMOUNT] = "Amount" };
-enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE };
+enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE, RKEY_MOUNT };
 static const char *const reserve_keys[] = {
         [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
-        [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode",
+        [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode", [RKEY_MOUNT] = "Mount",
 };
 static const char *const section_names[] = { "Fill", "Pool", "Reserve" };
 
@@ -306,6 +306,12 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
                 if (r < 0)
                         return error_set(e, -EINVAL, "%s:%u: Mode= must be an octal file mode such as 0640, not '%s'",
                                          s->name, s->line, value);
+                break;
+        case RKEY_MOUNT:
+                if (!*value || config_check_path(value, sizeof(rs->mount)) < 0)
+                        return error_set(e, -EINVAL, "%s:%u: Mount= must be the absolute path of a hugetlbfs mount, not '%s'",
+                                         s->name, s->line, value);
+                memcpy(rs->mount, value, strlen(value) + 1);
                 break;
         }
         if (r < 0 && r != -ENOMEM)

@@ -38,4 +38,22 @@ expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "vm1:2M:4@$firs
 [ "$(ls -d "$MNT"/hpfilld.moved.* | wc -l)" = 1 ] || fail "more than one directory moved aside"
 "$HPFILLD" --release vm1 >/dev/null
 echo "ok: a second fill keeps its own"
+
+# the admin names a mount of root's (Mount=), after the 1777 one in the mount table: the
+# reservation goes there, and a squatter's hpfilld/ on the other is left alone
+OWN=$WORK/huge-root
+mkdir -p "$OWN"
+mount -t hugetlbfs -o pagesize=2M,mode=0755 none "$OWN"
+EXTRA_CLEANUP="rm -rf '$MNT'/hpfilld* '$OWN'/hpfilld; umount '$OWN'; umount '$MNT'"
+rm -rf "$MNT"/hpfilld*
+setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 0755 "$MNT/hpfilld"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=8\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=4\nNode=%s\nMount=%s\n' \
+        "$first" "$first" "$OWN" >"$WORK/r.conf"
+expect_rc 0 "$HPFILLD" --once --config "$WORK/r.conf"
+[ "$(stat -c '%s' "$OWN/hpfilld/vm1")" = $((4 << 21)) ] || fail "no reservation in the mount named: $(cat "$WORK/out" "$WORK/err")"
+! grep -q "moved aside" "$WORK/err" || fail "the other mount's hpfilld/ was moved: $(cat "$WORK/err")"
+[ "$(stat -c %u "$MNT/hpfilld")" = 65534 ] || fail "the squatter's directory on the other mount changed"
+"$HPFILLD" --release vm1 >/dev/null
+[ ! -e "$OWN/hpfilld/vm1" ] || fail "--release left $OWN/hpfilld/vm1"
+echo "ok: Mount= names the mount: $OWN/hpfilld/vm1 made, $MNT/hpfilld left alone"
 echo PASS

@@ -226,7 +226,7 @@ TEST(test_reserve_sections) {
 
         CHECK_EQ(parse(&c,
                        "[Reserve]\nName=vm1\nPageSize=2M\nAmount=1G\nNode=1\nOwner=libvirt-qemu\nGroup=kvm\nMode=0640\n"
-                       "[Reserve]\nName=vm2\nPageSize=1G\nAmount=2\n",
+                       "[Reserve]\nName=vm2\nPageSize=1G\nAmount=2\nMount=/dev/hugepages1G\n",
                        &e),
                  0);
         CHECK_EQ(c.n_reserves, 2);
@@ -238,6 +238,8 @@ TEST(test_reserve_sections) {
         CHECK_STR_CONTAINS(c.reserves[0].origin, "test.conf:1");
         CHECK_EQ(c.reserves[1].node, -1);
         CHECK_EQ(c.reserves[1].mode, 0600);
+        CHECK(strcmp(c.reserves[0].mount, "") == 0);
+        CHECK(strcmp(c.reserves[1].mount, "/dev/hugepages1G") == 0);
         /* a later file replaces a reservation of the same name */
         CHECK_EQ(parse(&c, "[Reserve]\nName=vm1\nPageSize=2M\nAmount=64\n", &e), 0);
         CHECK_EQ(c.n_reserves, 2);
@@ -253,6 +255,8 @@ TEST(test_reserve_sections) {
                 { "[Reserve]\nName=a/b\n", "test.conf:2: Name=a/b: 'a/b' is not a reservation name (only A-Z a-z 0-9 _ . - are taken)" },
                 { "[Reserve]\nName=.x\n", "test.conf:2: Name=.x: '.x' is not a reservation name (a leading '.' would hide its file)" },
                 { "[Reserve]\nName=a\nMode=999\n", "test.conf:3: Mode= must be an octal file mode" },
+                { "[Reserve]\nName=a\nMount=dev/hugepages\n", "test.conf:3: Mount= must be the absolute path of a hugetlbfs mount, not 'dev/hugepages'" },
+                { "[Reserve]\nName=a\nMount=\n", "test.conf:3: Mount= must be the absolute path" },
                 { "[Reserve]\nName=a\nNode=x\n", "test.conf:3: bad value for Node" },
                 { "[Reserve]\nName=a\nAmount=5%\n", "test.conf:3: Amount=5%" },
                 { "[Reserve]\nName=a\nSize=1\n", "unknown key 'Size' in [Reserve]" },
