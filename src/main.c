@@ -25,6 +25,7 @@
 #include "service/job.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
+#include "service/privilege.h"
 #include "service/progress.h"
 #include "service/report_doc.h"
 #include "config.h"
@@ -452,30 +453,6 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         return 0;
 }
 
-/* Every capability goes but CAPS_RESERVE (service/caps.h), kept where reservations may come:
- * --once with some, the daemon always (any reload may bring some, with an Owner=, and a
- * capability dropped cannot be regained). Writing the pool files takes none as root, their
- * owner. */
-static int drop_privileges(const struct options *o, const struct config *c) {
-        bool daemon = !o->once && !o->dry_run && !o->check_config;
-        uint64_t keep = 0, eff;
-        int r;
-
-        /* --once: its reservations are known now (--dry-run and --check-config make none). The
-         * daemon: any reload may bring some, and its bounding set goes, so it keeps them from
-         * the start. */
-        if (daemon || (c->n_reserves > 0 && !o->dry_run && !o->check_config))
-                keep = CAPS_RESERVE;
-        /* the daemon runs for the life of the machine: its bounding set goes too */
-        r = caps_drop_all_but(keep, !o->once, daemon);
-        /* permitted, effective only while the reservations are made (job.c) */
-        if (r >= 0)
-                r = caps_effective_set(keep, false);
-        if (r >= 0 && caps_effective(&eff) >= 0)
-                log_debug("Capabilities effective: 0x%" PRIx64 " (0x%" PRIx64 " kept for reservations)", eff, keep);
-        return r;
-}
-
 /* Where the configuration was looked for, for "nothing configured". */
 static const char *config_sources(const struct options *o, char *buf, size_t size) {
         static const char *const dirs[] = CONFIG_DROPIN_DIRS;
@@ -572,8 +549,12 @@ static int run(const struct options *o, struct stop *stop) {
         rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", o->root), EXIT_USAGE;
-        if (o->n_release > 0)
+        if (o->n_release > 0) {
+                r = privilege_drop_for(COMMAND_RELEASE, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
                 return release(rootfd, o);
+        }
         if (load_config(rootfd, &config, (void *) o, &e) < 0) {
                 log_lines(LOG_ERR, e.msg);
                 /* under systemd, the unit's status says why it did not start */
@@ -590,7 +571,16 @@ static int run(const struct options *o, struct stop *stop) {
                         ret = EXIT_FAIL;
                 goto out;
         }
-        r = drop_privileges(o, &config);
+        /* MOUNT/hpfilld claimed while the capabilities are held: another user's moved aside */
+        for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
+                struct error moved = {};
+
+                if (reserve_claim_dir(rootfd, strcmp(o->root, "/") == 0, config.reserves[i].mount,
+                                      config.reserves[i].page_size, &moved) > 0)
+                        log_warning("%s", moved.msg);
+        }
+        r = privilege_drop_for(o->dry_run || o->check_config ? COMMAND_CHECK : o->once ? COMMAND_FILL : COMMAND_DAEMON,
+                               &config);
         if (r < 0) {
                 log_error_errno(r, "Cannot drop capabilities: %m");
                 goto out;

@@ -9,12 +9,15 @@
 
 #include "util/error.h"
 
-/* Opens @mount as a directory (no symlink followed at the end) and checks it is hugetlbfs of
- * @page_size pages (any size when 0). -ENOTDIR, -ELOOP, -EXDEV (another file system), -EINVAL
- * (another page size), with a message naming @mount. */
-int reserve_mount_open(const char *mount, uint64_t page_size, int *ret_fd, struct error *e);
+/* Opens @mount, a mount point from the mount table below @rootfd, as a directory below @rootfd
+ * (open_beneath(): no symbolic link on the way, a tree's table never names the host's mounts)
+ * and checks it is hugetlbfs of @page_size pages (any size when 0). -ENOENT, -ENOTDIR, -ELOOP,
+ * -EXDEV (another file system), -EINVAL (another page size), with a message naming @mount. */
+int reserve_mount_open(int rootfd, const char *mount, uint64_t page_size, int *ret_fd, struct error *e);
 /* Opens hpfilld/ below @mountfd. When absent: -ENOENT, or with @create made 0755 whatever the
  * umask. One that is there is accepted only as a directory (not a symlink) of root's that
  * nobody else can write: else -EPERM (or -ELOOP, -ENOTDIR) with a message naming it and its
- * owner. @mount names the mount in messages. */
+ * owner; with @create it is moved aside instead (renamed hpfilld.moved.UID.NS) and a new one
+ * made: 1, with what was moved where in @e (a warning to show). @mount names the mount in
+ * messages. */
 int reserve_dir_open(int mountfd, const char *mount, bool create, int *ret_fd, struct error *e);

@@ -15,7 +15,11 @@ int mounts_foreach_hugetlbfs(const char *mounts, uint64_t default_page_size,
  * a mount without pagesize= has @default_page_size. -ENOENT if none. */
 int mounts_find_hugetlbfs(const char *mounts, uint64_t page_size, uint64_t default_page_size, char *ret,
                           size_t size);
+/* The mount table, proc/self/mounts below @rootfd: the mount points in it are the root's, to be
+ * opened below it (open_beneath()). */
+int mounts_read(int rootfd, char **ret);
 /* The mount for @page_size: through libhugetlbfs when @host and it is installed (loaded only
  * now, with its HUGETLB_* environment cleared so it cannot change hpfilld's behaviour), else
- * from proc/self/mounts below @rootfd. The path is the host's (not below the root). */
+ * from proc/self/mounts below @rootfd. The path is below the root (the host's where it is /):
+ * open it with open_beneath(@rootfd), never as it is. */
 int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, size_t size);

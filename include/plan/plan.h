@@ -58,6 +58,7 @@ struct plan_reserve {
         char name[64];
         char owner[64], group[64]; /* names or ids, resolved when the reservation is made */
         unsigned mode;
+        char mount[256]; /* Mount=, or empty: the mount table's first for the page size */
         struct plan_pool pool;
 };
 

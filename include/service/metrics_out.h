@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "service/metrics.h"
+#include "util/error.h"
 
 #define METRICS_RECORD_NAME "fill-record"
 #define METRICS_RECORD_FILE "run/hpfilld/" METRICS_RECORD_NAME
@@ -15,8 +16,9 @@
  * record of the last fill, for `hpfilld status` in all its formats. */
 int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot);
 /* The pools now and @rec, in the exposition format, to @path (absolute), atomically: for
- * node_exporter's textfile collector (MetricsFile=, --metrics-file). */
-int metrics_write_file(int rootfd, struct fill_record *rec, const char *path);
+ * node_exporter's textfile collector (MetricsFile=, --metrics-file). A message naming the
+ * path in @e on failure. */
+int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, struct error *e);
 /* Both of the above after a fill, failures logged as warnings (the fill stands). */
 void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
                         const char *next_boot, const char *metrics_file);
@@ -24,5 +26,8 @@ void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status,
 int metrics_record_read(int rootfd, struct fill_record *ret);
 /* The pools now and the last fill recorded, in the exposition format. */
 int metrics_print(int rootfd, FILE *f);
-/* Writes @len bytes of @text to @path atomically, mode 0644. */
-int metrics_write_atomic(const char *path, const char *text, size_t len);
+/* Writes @len bytes of @text to @path atomically, mode 0644, into its directory as found by a
+ * walk from / that follows no symbolic link (-ELOOP), and only one of root's or this user's that
+ * no one else can write (-EPERM): whoever could swap it could send root's file anywhere. A
+ * message naming the path in @e on failure. */
+int metrics_write_atomic(const char *path, const char *text, size_t len, struct error *e);

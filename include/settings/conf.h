@@ -46,6 +46,9 @@ struct config {
 const char *fill_mode_to_string(enum fill_mode m);
 /* MetricsFile=, --metrics-file: empty, or an absolute path of a file. */
 int config_check_metrics_file(const char *path);
+/* An absolute path shorter than @size, not ending in "/", without control characters ("" too):
+ * 0 or -EINVAL. */
+int config_check_path(const char *path, size_t size);
 int fill_mode_from_string(const char *s, enum fill_mode *ret);
 
 /* Applies one file's text on top of @c. @name is used in messages ("file:line: ..."). */

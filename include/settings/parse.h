@@ -48,6 +48,7 @@ struct reserve_spec {
         char owner[64];     /* user name or uid; empty: root */
         char group[64];     /* group name or gid; empty: root */
         unsigned mode;      /* file mode, default 0600 */
+        char mount[256];    /* Mount=: the hugetlbfs mount to use; empty: the mount table's first */
         char origin[160];
 };
 

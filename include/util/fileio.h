@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading and writing small files relative to a directory fd: sysfs counters, config files. */
+/* Reading and writing small files below a directory fd: sysfs counters, config files. Every
+ * path is opened with open_beneath(): it stays below the fd, a symbolic link on the way is
+ * refused (-ELOOP). */
 #pragma once
 
 #include <stddef.h>
@@ -14,8 +16,11 @@
 /* Reads what is left of @fd, at most @max bytes (-EFBIG beyond); NUL-terminates it. */
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 /* Reads a whole regular file (or sysfs attribute) of at most @max bytes; NUL-terminates it.
- * Opened non-blocking: a FIFO or device is -EBADFD, never waited on. */
+ * Opened non-blocking: a FIFO or device is -EBADFD, never waited on. @path stays below @dirfd
+ * (open_beneath()): a symbolic link on the way is -ELOOP. */
 int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* The same, with open_beneath()'s @how: BENEATH_FOLLOW for /proc/self (a link), still inside. */
+int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len);
 /* A one-line file of any length up to @max, without its trailing newline: -EBADMSG if it holds
  * a NUL or a second line. */
 int read_text_line_at(int dirfd, const char *path, size_t max, char **ret);
@@ -35,8 +40,8 @@ int write_string_fd(int fd, const char *s);
  * place (-ELOOP), non-blocking, and only a regular file (-EBADFD); its stat in @ret_st. */
 int open_regular_at(int dirfd, const char *path, int flags, mode_t mode, struct stat *ret_st);
 /* Opens the kernel attribute (sysfs, /proc/sys) @path for writing, as it is: never created
- * (missing: -ENOENT), never truncated, a symbolic link in its place refused (-ELOOP, not
- * followed: a tree under --root may be others'), and anything but a regular file (a FIFO, a
+ * (missing: -ENOENT), never truncated, a symbolic link in its place or on its way refused
+ * (-ELOOP, not followed: a tree under --root may be others'), and anything but a regular file (a FIFO, a
  * device) refused at once (-EBADFD or -ENXIO, never waited on). Returns the fd. */
 int open_attr_at(int dirfd, const char *path);
 /* What to say of an error of open_attr_at() that is not the system's own: the refusals; NULL

@@ -16,6 +16,7 @@
 #include "util/shown.h"
 #include "fill/rundir.h"
 #include "kernel/proc.h"
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/replace.h"
@@ -67,31 +68,18 @@ int journal_parse(const char *s, struct journal_entry *ret) {
         return 0;
 }
 
-/* The setting's file, opened without following a symbolic link anywhere on the way: each
- * directory down to hugepages-<N>kB must be a real one (O_NOFOLLOW alone guards only the last
- * component, and a tree under --root, or a forged entry, may name a link to any file), and the
- * file a regular one (sysfs attributes are). -ELOOP or -ENOTDIR for a link on the way, -ENOENT
+/* The setting's file, opened without following a symbolic link anywhere on the way
+ * (open_parent_beneath(), then O_NOFOLLOW): each directory down to hugepages-<N>kB must be a
+ * real one (a tree under --root, or a forged entry, may name a link to any file), and the file
+ * a regular one (sysfs attributes are). -ELOOP for a link on the way, -ENOENT
  * for a page size this kernel does not offer, -EBADFD for a file that is not regular. */
 static int open_setting(int rootfd, bool host, const char *path, int flags) {
         _cleanup_(closep) int dirfd = -1;
-        const char *p = path;
+        const char *p;
 
-        for (const char *slash; (slash = strchr(p, '/')); p = slash + 1) {
-                char name[NAME_MAX + 1];
-                int next;
-
-                if ((size_t) (slash - p) >= sizeof(name))
-                        return -ENAMETOOLONG;
-                memcpy(name, p, (size_t) (slash - p));
-                name[slash - p] = 0;
-                next = openat(dirfd < 0 ? rootfd : dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (next < 0)
-                        return -errno;
-                closep(&dirfd);
-                dirfd = next;
-        }
+        dirfd = open_parent_beneath(rootfd, path, 0, &p);
         if (dirfd < 0)
-                return -EINVAL;
+                return dirfd;
         if (host) {
                 /* the host's own: on sysfs, not a file a mount or a bind mount put in its place */
                 struct statfs sfs;

@@ -23,15 +23,17 @@
 
 /* The mount found, and checked: hugetlbfs of the page size, and MOUNT/hpfilld, where there
  * already, fit to hold root's files (created only when the reservation is made). */
-static int check_mount(struct reserve_run *rr) {
+static int check_mount(int rootfd, struct reserve_run *rr) {
         _cleanup_(closep) int dirfd = -1;
         struct error e = {};
         int r;
 
-        r = reserve_mount_open(rr->mount, rr->plan->pool.page_size, &rr->mountfd, &e);
+        r = reserve_mount_open(rootfd, rr->mount, rr->plan->pool.page_size, &rr->mountfd, &e);
         if (r >= 0) {
                 r = reserve_dir_open(rr->mountfd, rr->mount, false, &dirfd, &e);
-                if (r == -ENOENT)
+                /* none yet, or another user's, which the reservation moves aside (see
+                 * reserve_claim_dir()) */
+                if (r == -ENOENT || r == -EPERM || r == -ELOOP || r == -ENOTDIR)
                         r = 0;
         }
         if (r < 0) {
@@ -79,6 +81,16 @@ no_group:
         return -ESRCH;
 }
 
+/* Mount= as named, else the mount table's (or libhugetlbfs's) first for the page size. */
+static int reserve_mount_for(int rootfd, bool host, const char *named, uint64_t page_size, char *ret, size_t size) {
+        if (!*named)
+                return hugetlbfs_mount_for(rootfd, host, page_size, ret, size);
+        if (strlen(named) >= size)
+                return -ENAMETOOLONG;
+        memcpy(ret, named, strlen(named) + 1);
+        return 0;
+}
+
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs) {
         int missing = 0;
 
@@ -94,11 +106,12 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                         missing++;
                         continue;
                 }
-                r = hugetlbfs_mount_for(rootfd, host, p->reserves[i].pool.page_size, rr->mount, sizeof(rr->mount));
+                r = reserve_mount_for(rootfd, host, p->reserves[i].mount, p->reserves[i].pool.page_size, rr->mount,
+                                      sizeof(rr->mount));
                 if (r >= 0) {
                         (void) snprintf(rr->path, sizeof(rr->path), "%s/" RESERVE_DIR "/%s", rr->mount,
                                         p->reserves[i].name);
-                        if (check_mount(rr) < 0)
+                        if (check_mount(rootfd, rr) < 0)
                                 missing++;
                         continue;
                 }
@@ -278,6 +291,7 @@ void reserve_runs_done(struct reserve_run *runs, size_t n) {
 }
 
 struct release {
+        int rootfd;
         const char *name;
         char *ret_path;
         size_t size;
@@ -300,7 +314,7 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         struct stat st;
         int r;
 
-        r = reserve_mount_open(dir, page_size, &mountfd, &e);
+        r = reserve_mount_open(rl->rootfd, dir, page_size, &mountfd, &e);
         if (r >= 0)
                 r = reserve_dir_open(mountfd, dir, false, &dirfd, &e);
         if (r == -ENOENT)
@@ -321,12 +335,27 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         return 0;
 }
 
-int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e) {
-        _cleanup_(freep) char *mounts = NULL;
-        struct release rl = { name, ret_path, size, 0, 0, e };
+int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_size, struct error *e) {
+        _cleanup_(closep) int mountfd = -1, dirfd = -1;
+        char mount[PATH_MAX];
         int r;
 
-        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
+        r = reserve_mount_for(rootfd, host, named, page_size, mount, sizeof(mount));
+        if (r < 0)
+                return 0; /* no mount: the reservation says so */
+        r = reserve_mount_open(rootfd, mount, page_size, &mountfd, e);
+        if (r < 0)
+                return 0;
+        r = reserve_dir_open(mountfd, mount, true, &dirfd, e);
+        return r < 0 ? 0 : r;
+}
+
+int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e) {
+        _cleanup_(freep) char *mounts = NULL;
+        struct release rl = { rootfd, name, ret_path, size, 0, 0, e };
+        int r;
+
+        r = mounts_read(rootfd, &mounts);
         if (r < 0)
                 return r;
         r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);

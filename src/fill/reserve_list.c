@@ -17,6 +17,7 @@
 #include "util/macro.h"
 
 struct listing {
+        int rootfd; /* the mount points of its mount table are below it */
         struct reserve_found *found;
         size_t n;
         struct { dev_t dev; ino_t ino; } *seen; /* one per file listed: a bind mount shows it again */
@@ -73,7 +74,7 @@ static int list_mount(const char *mount, uint64_t page_size, void *userdata) {
         int fd, r;
 
         (void) page_size; /* the mount's own, from the file system: hugetlbfs_statfs()'s f_bsize */
-        r = reserve_mount_open(mount, 0, &mountfd, &e);
+        r = reserve_mount_open(l->rootfd, mount, 0, &mountfd, &e);
         if (r >= 0 && (fstatfs(mountfd, &sfs) < 0 || sfs.f_bsize <= 0))
                 r = error_set(&e, -EIO, "%s: statfs", mount);
         if (r >= 0)
@@ -107,10 +108,10 @@ static int list_mount(const char *mount, uint64_t page_size, void *userdata) {
 
 int reserve_list(int rootfd, struct reserve_found **ret, struct error *e) {
         _cleanup_(freep) char *mounts = NULL;
-        struct listing l = { .e = e };
+        struct listing l = { .rootfd = rootfd, .e = e };
         int r;
 
-        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
+        r = mounts_read(rootfd, &mounts);
         if (r >= 0)
                 r = mounts_foreach_hugetlbfs(mounts, 0, list_mount, &l);
         free(l.seen);

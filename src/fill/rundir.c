@@ -6,13 +6,18 @@
 #include <unistd.h>
 
 #include "fill/rundir.h"
+#include "util/beneath.h"
 #include "util/macro.h"
 
-static int make_dir(int dirfd, const char *name) {
-        if (mkdirat(dirfd, name, 0755) < 0)
-                return errno == EEXIST ? 0 : -errno;
-        /* the umask may have taken bits the readers (hpfilld status, any user) need */
-        return fchmodat(dirfd, name, 0755, 0) < 0 ? -errno : 0;
+/* 0755 whatever the umask: the readers (hpfilld status, any user) need the bits; a symbolic
+ * link as run/ or run/hpfilld is refused (-ELOOP), never followed out */
+static int make_dir(int rootfd, const char *path) {
+        int fd = mkdir_beneath(rootfd, path, 0755, 0, NULL);
+
+        if (fd < 0)
+                return fd;
+        (void) close(fd);
+        return 0;
 }
 
 /* RUNDIR as it is, if ours (@owner) or root's and written by no one else. */
@@ -20,9 +25,9 @@ static int open_checked(int rootfd, uid_t owner) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
-        fd = openat(rootfd, RUNDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        fd = open_beneath(rootfd, RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if ((st.st_uid != owner && st.st_uid != 0) || (st.st_mode & 0022))

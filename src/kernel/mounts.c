@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "kernel/mounts.h"
@@ -167,6 +168,11 @@ static int find_with_libhugetlbfs(uint64_t page_size, char *ret, size_t size) {
 }
 #endif
 
+int mounts_read(int rootfd, char **ret) {
+        /* /proc/self is a link (to the reader's pid), followed inside the root as any other */
+        return read_full_file_beneath(rootfd, "proc/self/mounts", BENEATH_FOLLOW, FILEIO_MOUNTS_MAX, ret, NULL);
+}
+
 int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, size_t size) {
         _cleanup_(freep) char *mounts = NULL, *meminfo = NULL;
         uint64_t default_size = 0;
@@ -182,7 +188,7 @@ int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, si
 #else
         (void) host;
 #endif
-        r = read_full_file_at(rootfd, "proc/self/mounts", FILEIO_MOUNTS_MAX, &mounts, NULL);
+        r = mounts_read(rootfd, &mounts);
         if (r < 0)
                 return r;
         /* a mount without pagesize= has the default size, Hugepagesize: in meminfo */

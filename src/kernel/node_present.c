@@ -51,12 +51,13 @@ int node_present_memory(int rootfd, unsigned node, uint64_t *ret) {
                 return r;
         }
         while ((errno = 0, de = readdir(d))) {
-                char state[16], rel[sizeof(de->d_name) + 8];
+                char state[16], rel[sizeof(de->d_name) + sizeof(MEMORY_DIR) + 8];
 
                 if (!is_block_name(de->d_name))
                         continue;
-                (void) snprintf(rel, sizeof(rel), "%s/state", de->d_name);
-                if (read_line_at(dirfd(d), rel, state, sizeof(state)) >= 0 && strcmp(state, "online") == 0)
+                /* nodeN/memoryM is a link to memory/memoryM: read there, no link followed */
+                (void) snprintf(rel, sizeof(rel), MEMORY_DIR "/%s/state", de->d_name);
+                if (read_line_at(rootfd, rel, state, sizeof(state)) >= 0 && strcmp(state, "online") == 0)
                         blocks++;
         }
         if (errno)

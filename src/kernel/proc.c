@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernel/proc.h"
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/idlist.h"
 #include "util/macro.h"
@@ -52,7 +53,7 @@ int proc_mems_allowed(int rootfd, unsigned **ret, size_t *ret_n) {
         int r;
 
         /* a few KiB: its longest lines are masks of the configured CPUs and nodes */
-        r = read_full_file_at(rootfd, "proc/self/status", 1 << 20, &status, NULL);
+        r = read_full_file_beneath(rootfd, "proc/self/status", BENEATH_FOLLOW, 1 << 20, &status, NULL);
         if (r < 0)
                 return r;
         p = strstr(status, key);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/idlist.h"
 #include "util/macro.h"
@@ -112,11 +113,11 @@ static int read_page_sizes(int rootfd, struct topology *t, struct error *e) {
         struct dirent *de;
         int fd;
 
-        fd = openat(rootfd, HUGEPAGES_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = open_beneath(rootfd, HUGEPAGES_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (fd < 0) {
-                if (errno == ENOENT)
+                if (fd == -ENOENT)
                         return 0; /* kernel without hugetlb: no sizes */
-                return error_set(e, -errno, "%s/" HUGEPAGES_DIR ": cannot open: %m", shown_root());
+                return error_set(e, fd, "%s/" HUGEPAGES_DIR ": cannot open: %s", shown_root(), strerror(-fd));
         }
         d = fdopendir(fd);
         if (!d) {
@@ -230,9 +231,9 @@ int topology_read(int rootfd, struct topology *ret, struct error *e) {
         struct topology t = {};
         int r, fd;
 
-        fd = openat(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 && errno != ENOENT)
-                return error_set(e, -errno, "%s/" NODE_DIR ": cannot open: %m", shown_root());
+        fd = open_beneath(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (fd < 0 && fd != -ENOENT)
+                return error_set(e, fd, "%s/" NODE_DIR ": cannot open: %s", shown_root(), strerror(-fd));
         closep(&fd);
         r = fd >= 0 ? read_numa(rootfd, &t, e) : read_flat(rootfd, &t, e);
         if (r >= 0)

@@ -250,6 +250,7 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
         memcpy(pr->owner, rs->owner, sizeof(pr->owner));
         memcpy(pr->group, rs->group, sizeof(pr->group));
         pr->mode = rs->mode;
+        memcpy(pr->mount, rs->mount, sizeof(pr->mount));
         memcpy(spec.origin, rs->origin, sizeof(spec.origin));
         *p = (struct plan_pool) { .page_size = rs->page_size };
         memcpy(p->origin, rs->origin, sizeof(p->origin));

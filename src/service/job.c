@@ -60,6 +60,9 @@ static int read_all_counts(int rootfd, const struct topology *t, struct pool_cou
                         r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
                         if (r < 0) {
                                 (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
+                                if (r == -ELOOP)
+                                        return log_error_errno(r, "Cannot read the pool counters in %s/%s: %s", shown_root(),
+                                                               path, attr_error_reason(r));
                                 return log_error_errno(r, "Cannot read the pool counters in %s/%s: %m", shown_root(), path);
                         }
                 }

@@ -12,29 +12,64 @@
 #include "config.h"
 #include "fill/rundir.h"
 #include "kernel/pool.h"
+#include "util/beneath.h"
 #include "util/shown.h"
 #include "kernel/topology.h"
 #include "service/metrics_out.h"
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "util/owner.h"
 #include "util/replace.h"
 
-int metrics_write_atomic(const char *path, const char *text, size_t len) {
-        _cleanup_(closep) int dirfd = -1;
+/* The directory of @path (the host's, absolute), walked from / with no symbolic link followed
+ * (open_beneath()), and then checked: root's or ours, and writable by no one else. Whoever
+ * owns a directory on the way can swap what is below it for a link (Debian's
+ * /var/lib/prometheus is prometheus's, node-exporter/ below it root's); the descriptors of the
+ * walk keep to the directories checked whatever is renamed after. */
+static int metrics_dir_open(const char *path, const char **ret_name, struct error *e) {
+        _cleanup_(closep) int rootfd = -1, dirfd = -1;
         const char *slash = strrchr(path, '/');
-        char dir[PATH_MAX];
+        char dir[PATH_MAX], who[128];
+        struct stat st;
 
         if (path[0] != '/' || !slash || !slash[1])
-                return -EINVAL;
-        if ((size_t) (slash - path) >= sizeof(dir))
-                return -ENAMETOOLONG;
-        memcpy(dir, path, (size_t) (slash - path));
-        dir[slash - path] = 0;
-        dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                return error_set(e, -EINVAL, "%s: not an absolute path to a file", path);
+        if ((size_t) (slash - path) + 2 >= sizeof(dir))
+                return error_set(e, -ENAMETOOLONG, "%s: too long", path);
+        memcpy(dir, path, (size_t) (slash - path) + 1);
+        dir[slash - path + 1] = 0;
+        rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return error_set(e, -errno, "/: %m");
+        dirfd = open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (dirfd == -ELOOP)
+                return error_set(e, dirfd, "%s: a symbolic link on its way: refused (name the directory itself)", dir);
         if (dirfd < 0)
-                return -errno;
-        return replace_file_at(dirfd, slash + 1, text, len, true);
+                return error_set(e, dirfd, "%s: %s", dir, strerror(-dirfd));
+        if (fstat(dirfd, &st) < 0)
+                return error_set(e, -errno, "%s: %m", dir);
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+                owner_name(st.st_uid, who, sizeof(who));
+                return error_set(e, -EPERM,
+                                 "%s belongs to %s, mode %04o: refused (it must be root's or hpfilld's and writable "
+                                 "by no one else)",
+                                 dir, who, (unsigned) (st.st_mode & 07777));
+        }
+        *ret_name = slash + 1;
+        return TAKE_FD(dirfd);
+}
+
+int metrics_write_atomic(const char *path, const char *text, size_t len, struct error *e) {
+        _cleanup_(closep) int dirfd = -1;
+        const char *name;
+        int r;
+
+        dirfd = metrics_dir_open(path, &name, e);
+        if (dirfd < 0)
+                return dirfd;
+        r = replace_file_at(dirfd, name, text, len, true);
+        return r < 0 ? error_set(e, r, "%s: %s", path, strerror(-r)) : 0;
 }
 
 static const uint64_t *record_target(const struct fill_record *rec, uint64_t page_size, unsigned node) {
@@ -48,9 +83,10 @@ static const uint64_t *record_target(const struct fill_record *rec, uint64_t pag
 static void reserves_now(int rootfd, struct fill_record *rec) {
         for (size_t i = 0; i < rec->n_reserves; i++) {
                 struct metrics_reserve *rs = &rec->reserves[i];
-                struct stat st;
+                _cleanup_(closep) int fd = -1;
 
-                if (rs->state == MR_READY && fstatat(rootfd, rs->path + (rs->path[0] == '/'), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (rs->state == MR_READY &&
+                    (fd = open_beneath(rootfd, rs->path, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, 0)) < 0) {
                         rs->state = MR_ABSENT;
                         rs->pages = 0;
                 }
@@ -186,13 +222,15 @@ int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, cons
         return record_write(rootfd, rec);
 }
 
-int metrics_write_file(int rootfd, struct fill_record *rec, const char *path) {
+int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, struct error *e) {
         _cleanup_(freep) char *text = NULL;
         size_t len = 0;
         int r;
 
         r = render(rootfd, rec, &text, &len);
-        return r < 0 ? r : metrics_write_atomic(path, text, len);
+        if (r < 0)
+                return error_set(e, r, "%s: %s", path, strerror(-r));
+        return metrics_write_atomic(path, text, len, e);
 }
 
 int metrics_print(int rootfd, FILE *f) {
@@ -214,12 +252,13 @@ int metrics_print(int rootfd, FILE *f) {
 void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
                         const char *next_boot, const char *metrics_file) {
         int r = metrics_fill_done(rootfd, record, exit_status, summary, next_boot);
+        struct error e = {};
 
         if (r < 0)
                 log_warning_errno(r, "Cannot record the fill in %s/" METRICS_RECORD_FILE ": %m, ignoring", shown_root());
         if (!*metrics_file)
                 return;
-        r = metrics_write_file(rootfd, record, metrics_file);
+        r = metrics_write_file(rootfd, record, metrics_file, &e);
         if (r < 0)
-                log_warning_errno(r, "Cannot write the metrics to %s: %m, ignoring", metrics_file);
+                log_warning("Cannot write the metrics: %s, ignoring", e.msg);
 }

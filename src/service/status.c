@@ -3,14 +3,12 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fill/journal.h"
 #include "fill/rundir.h"
-#include "service/caps.h"
 #include "service/hostlock.h"
 #include "util/shown.h"
 #include "util/fileio.h"
@@ -18,6 +16,7 @@
 #include "util/log.h"
 #include "util/macro.h"
 #include "kernel/pool.h"
+#include "service/privilege.h"
 #include "service/status.h"
 #include "service/status_data.h"
 
@@ -162,13 +161,10 @@ int status_main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &root, &json, &prometheus);
         if (r >= 0)
                 return r;
-        /* it only reads, some of it files others may have made (a tree under --root): the
-         * capabilities to read go on (CAP_DAC_READ_SEARCH: a reservation of another owner's, mode
-         * 0600, opened for its lease; CAP_LEASE: the lease, given back at once, that tells whether
-         * a VM has it open), every one that writes or overrides a file's mode goes */
-        r = caps_drop_all_but(UINT64_C(1) << CAP_DAC_READ_SEARCH | UINT64_C(1) << CAP_LEASE, false, false);
+        /* before the first file of the tree, which others may have written, is opened */
+        r = privilege_drop_for(COMMAND_STATUS, NULL);
         if (r < 0) {
-                log_error_errno(r, "Cannot give up the capabilities: %m");
+                log_error_errno(r, "Cannot drop capabilities: %m");
                 return 1;
         }
         d.host = strcmp(root, "/") == 0;

@@ -11,6 +11,7 @@
 
 #include "settings/conf.h"
 #include "settings/settings.h"
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/sanitize.h"
 
@@ -116,10 +117,10 @@ struct file_state {
 
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
 static const char *const pool_keys[] = { [KEY_PAGE_SIZE] = "PageSize", [KEY_AMOUNT] = "Amount" };
-enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE };
+enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE, RKEY_MOUNT };
 static const char *const reserve_keys[] = {
         [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
-        [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode",
+        [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode", [RKEY_MOUNT] = "Mount",
 };
 static const char *const section_names[] = { "Fill", "Pool", "Reserve" };
 
@@ -305,6 +306,12 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
                 if (r < 0)
                         return error_set(e, -EINVAL, "%s:%u: Mode= must be an octal file mode such as 0640, not '%s'",
                                          s->name, s->line, value);
+                break;
+        case RKEY_MOUNT:
+                if (!*value || config_check_path(value, sizeof(rs->mount)) < 0)
+                        return error_set(e, -EINVAL, "%s:%u: Mount= must be the absolute path of a hugetlbfs mount, not '%s'",
+                                         s->name, s->line, value);
+                memcpy(rs->mount, value, strlen(value) + 1);
                 break;
         }
         if (r < 0 && r != -ENOMEM)
@@ -556,18 +563,44 @@ static const char *file_kind(mode_t mode) {
 }
 
 /* Opened as systemd opens its configuration (conf-files.c, null_or_empty()): symlinks
- * followed, never blocking (a FIFO opens at once and is refused); /dev/null, where a drop-in
+ * followed, inside the root (open_beneath(): /dev/null is the tree's), never blocking (a FIFO opens at once and is refused); /dev/null, where a drop-in
  * is masked by a symlink to it, reads as nothing (1); anything else but a regular file is
  * refused with what it is. */
+static bool masked_by_link(int dirfd, const char *path) {
+        _cleanup_(closep) int parent = -1;
+        const char *name;
+        char target[16];
+        ssize_t n;
+
+        /* a link to /dev/null masks, whether the tree has a /dev/null or not (systemd's
+         * null_or_empty_path_with_root()) */
+        parent = open_parent_beneath(dirfd, path, BENEATH_FOLLOW, &name);
+        if (parent < 0)
+                return false;
+        n = readlinkat(parent, name, target, sizeof(target) - 1);
+        if (n < 0)
+                return false;
+        target[n] = 0;
+        return strcmp(target, "/dev/null") == 0;
+}
+
 static int config_open(int dirfd, const char *path, const char *display, int *ret_fd, struct error *e) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0 && errno == ENXIO && fstatat(dirfd, path, &st, 0) >= 0) /* a socket */
-                return error_set(e, -EBADFD, "%s: not a regular file (%s), refused", display, file_kind(st.st_mode));
+        if (masked_by_link(dirfd, path))
+                return 1;
+
+        fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, BENEATH_FOLLOW);
+        if (fd == -ENXIO) { /* a socket */
+                fd = open_beneath(dirfd, path, O_PATH | O_CLOEXEC, 0, BENEATH_FOLLOW);
+                if (fd >= 0 && fstat(fd, &st) >= 0)
+                        return error_set(e, -EBADFD, "%s: not a regular file (%s), refused", display,
+                                         file_kind(st.st_mode));
+                fd = -ENXIO;
+        }
         if (fd < 0)
-                return error_set(e, -errno, "%s: cannot read: %s", display, strerror(errno));
+                return error_set(e, fd, "%s: cannot read: %s", display, strerror(-fd));
         if (fstat(fd, &st) < 0)
                 return error_set(e, -errno, "%s: cannot read: %s", display, strerror(errno));
         if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
@@ -618,9 +651,10 @@ static int collect_dropins(int rootfd, const char *root, const char *dir, struct
         struct dirent *de;
         int fd;
 
-        fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, BENEATH_FOLLOW);
         if (fd < 0)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : error_set(e, -errno, "%s/%s: cannot open: %m", root, dir);
+                return fd == -ENOENT || fd == -ENOTDIR ? 0
+                                                       : error_set(e, fd, "%s/%s: cannot open: %s", root, dir, strerror(-fd));
         d = fdopendir(fd);
         if (!d) {
                 int r = error_set(e, -errno, "%s/%s: cannot open: %m", root, dir);

@@ -39,18 +39,22 @@ static int parse_yes_no(const char *value, void *field) {
         return parse_bool(value, field);
 }
 
-int config_check_metrics_file(const char *path) {
+int config_check_path(const char *path, size_t size) {
         size_t n = strlen(path);
 
         if (n == 0)
                 return 0;
         /* a file in a directory: "/", "/dir/" and control characters are not */
-        if (path[0] != '/' || path[n - 1] == '/' || n >= sizeof(((struct config *) NULL)->metrics_file))
+        if (path[0] != '/' || path[n - 1] == '/' || n >= size)
                 return -EINVAL;
         for (const char *p = path; *p; p++)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
                         return -EINVAL;
         return 0;
+}
+
+int config_check_metrics_file(const char *path) {
+        return config_check_path(path, sizeof(((struct config *) NULL)->metrics_file));
 }
 
 static int parse_metrics_file(const char *value, void *field) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading and writing small files relative to a directory fd: sysfs counters, config files. */
+/* Reading and writing small files below a directory fd: sysfs counters, config files. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/number.h"
@@ -51,14 +52,14 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         return 0;
 }
 
-int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
+int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
         /* O_NONBLOCK: a FIFO put where a file was expected opens at once, and is refused */
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, how);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (S_ISDIR(st.st_mode))
@@ -66,6 +67,10 @@ int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
         return read_full_fd(fd, max, ret, ret_len);
+}
+
+int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
+        return read_full_file_beneath(dirfd, path, 0, max, ret, ret_len);
 }
 
 int read_text_line_at(int dirfd, const char *path, size_t max, char **ret) {
@@ -104,9 +109,9 @@ static int read_line_fd(int fd, char *buf, size_t size) {
 }
 
 int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
-        _cleanup_(closep) int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_(closep) int fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
 
-        return fd < 0 ? -errno : read_line_fd(fd, buf, size);
+        return fd < 0 ? fd : read_line_fd(fd, buf, size);
 }
 
 int read_u64_fd(int fd, uint64_t *ret) {
@@ -120,18 +125,18 @@ int read_u64_fd(int fd, uint64_t *ret) {
 }
 
 int read_u64_at(int dirfd, const char *path, uint64_t *ret) {
-        _cleanup_(closep) int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_(closep) int fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
 
-        return fd < 0 ? -errno : read_u64_fd(fd, ret);
+        return fd < 0 ? fd : read_u64_fd(fd, ret);
 }
 
 int open_regular_at(int dirfd, const char *path, int flags, mode_t mode, struct stat *ret_st) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
-        fd = openat(dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
+        fd = open_beneath(dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode, 0);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
@@ -168,7 +173,7 @@ int write_string_at(int dirfd, const char *path, const char *s) {
 const char *attr_error_reason(int error) {
         switch (error) {
         case -ELOOP:
-                return "a symbolic link, not a kernel attribute: refused";
+                return "a symbolic link on its way or in its place, not a kernel attribute: refused";
         case -EBADFD:
         case -ENXIO:
                 return "not a regular file, not a kernel attribute: refused";

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Reservations on a hugetlbfs mount that other users can write (mode 1777, as hugeadm's
 # --create-global-mounts makes): a hpfilld/ of another user's, a symlink in its place or in
-# place of the file are refused or not followed, by --once and --release; the pools and the
-# user's files stay as they were. The happy path, under umask 077, still gives a 0755 hpfilld/.
+# place of the file are moved aside (with a warning) or not followed by --once, refused by
+# --release; the user's files stay as they were. The happy path, under umask 077, still gives a 0755 hpfilld/.
 . "$(dirname "$0")/lib.sh"
 
 first=$(mem_nodes | cut -d' ' -f1)
@@ -13,7 +13,7 @@ chmod 0711 "$WORK"
 mkdir -p "$MNT" "$WORK/target"
 echo precious >"$WORK/victim"
 mount -t hugetlbfs -o pagesize=2M,mode=1777 none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
-EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+EXTRA_CLEANUP="rm -rf '$MNT'/hpfilld*; umount '$MNT'"
 first_mount=$(awk '$3 == "hugetlbfs" { print $2; exit }' /proc/self/mounts)
 [ "$first_mount" = "$MNT" ] || { echo "SKIP: another hugetlbfs mount came first: $first_mount"; exit 77; }
 pool2m_set 8
@@ -32,25 +32,37 @@ refused() { # pattern hpfilld-args...
         [ "$(snapshot)" = "$before" ] || fail "a refused reservation changed the pools"
 }
 
-# another user's hpfilld/, mode 0777
+# moved: exit 0, the warning names what was moved where, the reservation made in a new
+# hpfilld/ of root's, what was moved kept as it was; then all of it removed
+moved() { # pattern hpfilld-args...
+        local pattern=$1
+        shift
+        expect_rc 0 "$HPFILLD" "$@"
+        expect_in "$WORK/err" "$pattern: moved aside to $MNT/hpfilld\.moved\.[0-9]+\.[0-9]+, and a new one made"
+        [ "$(stat -c '%a %U' "$MNT/hpfilld")" = "755 root" ] || fail "hpfilld/ after the move: $(stat -c '%a %U' "$MNT/hpfilld")"
+        [ -f "$MNT/hpfilld/vm1" ] || fail "no reservation in the new hpfilld/"
+        "$HPFILLD" --release vm1 >/dev/null
+        rm -rf "$MNT"/hpfilld*
+}
+
+# another user's hpfilld/, mode 0777: --release leaves a file there alone; a fill moves it aside
 as_nobody mkdir -m 0777 "$MNT/hpfilld"
-refused "--reserve vm1:2M:4@$first: $MNT/hpfilld belongs to user 'nobody' \(uid [0-9]+\), mode 0777: refused" \
-        --once --reserve "vm1:2M:4@$first"
-expect_in "$WORK/out" "^vm1 reservation: 0/4 2M pages .*, failed: $MNT/hpfilld belongs to user 'nobody'"
-[ -z "$(ls -A "$MNT/hpfilld")" ] || fail "a file was made in another user's directory: $(ls -A "$MNT/hpfilld")"
-# --dry-run says so too (and exits 0, as for a reservation without a mount)
-expect_rc 0 "$HPFILLD" --once --dry-run --reserve "vm1:2M:4@$first"
-expect_in "$WORK/err" "$MNT/hpfilld belongs to user 'nobody'.*: this reservation is skipped"
-# --release leaves a file there alone
 as_nobody touch "$MNT/hpfilld/vm1"
 refused "Cannot release 'vm1': $MNT/hpfilld belongs to user 'nobody' \(uid [0-9]+\), mode 0777: refused" --release vm1
 [ -e "$MNT/hpfilld/vm1" ] || fail "--release removed a file from another user's directory"
-as_nobody rm -r "$MNT/hpfilld"
+expect_rc 0 "$HPFILLD" --once --dry-run --reserve "vm1:2M:4@$first"
+[ "$(stat -c %U "$MNT/hpfilld")" = nobody ] || fail "--dry-run moved the user's directory"
+expect_rc 0 "$HPFILLD" --once --reserve "vm1:2M:4@$first"
+expect_in "$WORK/err" "$MNT/hpfilld was a directory of user 'nobody' \(uid [0-9]+\), mode 0777: moved aside"
+aside=$(ls -d "$MNT"/hpfilld.moved.*)
+[ "$(stat -c %U "$aside")" = nobody ] && [ -e "$aside/vm1" ] || fail "the user's directory was not kept as it was"
+[ "$(stat -c %s "$aside/vm1")" = 0 ] || fail "the user's file was written"
+"$HPFILLD" --release vm1 >/dev/null
+rm -rf "$MNT"/hpfilld*
 
 # root's, but others may write it
 mkdir -m 0775 "$MNT/hpfilld"
-refused "$MNT/hpfilld belongs to user 'root' \(uid 0\), mode 0775: refused" --once --reserve "vm1:2M:4@$first"
-rmdir "$MNT/hpfilld"
+moved "$MNT/hpfilld was a directory of user 'root' \(uid 0\), mode 0775" --once --reserve "vm1:2M:4@$first"
 
 # a symlink in place of hpfilld/, to a directory of root's (some kernels' hugetlbfs makes no
 # symlinks: EINVAL; test-reserve-dir covers these cases on a tmpfs then)
@@ -61,10 +73,9 @@ else
         echo "hugetlbfs here makes no symlinks: those cases skipped"
 fi
 [ $symlinks = no ] || {
-refused "$MNT/hpfilld is a symbolic link: refused" --once --reserve "vm1:2M:4@$first"
-[ -z "$(ls -A "$WORK/target")" ] || fail "a reservation followed a symlink: $(ls -A "$WORK/target")"
 refused "Cannot release 'vm1': $MNT/hpfilld is a symbolic link: refused" --release vm1
-as_nobody rm "$MNT/hpfilld"
+moved "$MNT/hpfilld was a symbolic link of user 'nobody' \(uid [0-9]+\), mode 0777" --once --reserve "vm1:2M:4@$first"
+[ -z "$(ls -A "$WORK/target")" ] || fail "a reservation followed a symlink: $(ls -A "$WORK/target")"
 }
 
 # the happy path on the now clean mount, under umask 077: hpfilld/ is 0755, the file nobody's

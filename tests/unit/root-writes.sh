@@ -42,11 +42,49 @@ rm "$(attr 1)"
 ln -s "$work/outside" "$(attr 1)"
 fill 2M:node0=4,node1=10
 [ "$rc" = 1 ] || bad "a symbolic link as node1's nr_hugepages: exit $rc, expected 1"
-grep -qF "hpfilld: Cannot write $(attr 1): a symbolic link, not a kernel attribute: refused" "$work/err" ||
+grep -qF "hpfilld: Cannot read the pool counters in $(dirname "$(attr 1)")/: a symbolic link on its way or in its place, not a kernel attribute: refused" "$work/err" ||
         bad "the message does not name the link: $(cat "$work/err")"
 [ "$(cat "$work/outside")" = 7 ] || bad "the file outside the tree was written: '$(cat "$work/outside")'"
 [ "$(cat "$(attr 0)")" = 16 ] || bad "node0 was written before the refusal: $(cat "$(attr 0)")"
 echo "ok: a symbolic link in place of an attribute: $(cat "$work/err")"
+
+# a directory on the way that is a symbolic link out of the tree (node1's pool, to a copy
+# outside that holds a counter of root's): refused before the first write, the copy unchanged
+tree
+mkdir -p "$work/outpool"
+for f in nr_hugepages free_hugepages surplus_hugepages; do echo 0 >"$work/outpool/$f"; done
+echo 7 >"$work/outpool/nr_hugepages"
+rm -r "$(dirname "$(attr 1)")"
+ln -s "$work/outpool" "$(dirname "$(attr 1)")"
+fill 2M:node0=4,node1=10
+[ "$rc" = 1 ] || bad "a symbolic link as node1's pool directory: exit $rc, expected 1"
+grep -qF "hpfilld: Cannot read the pool counters in $(dirname "$(attr 1)")/: a symbolic link on its way or in its place" "$work/err" ||
+        bad "the message does not name the linked directory: $(cat "$work/err")"
+[ "$(cat "$work/outpool/nr_hugepages")" = 7 ] || bad "the file outside the tree was written: '$(cat "$work/outpool/nr_hugepages")'"
+[ "$(cat "$(attr 0)")" = 16 ] || bad "node0 was written before the refusal: $(cat "$(attr 0)")"
+echo "ok: a symbolic link on the way to an attribute: $(cat "$work/err")"
+
+# run/ a symbolic link out of the tree: the lock and the record of the fill are not made there
+tree
+mkdir -p "$work/outrun"
+ln -s "$work/outrun" "$work/t/run"
+fill 2M:node0=4,node1=10
+[ -z "$(ls -A "$work/outrun")" ] || bad "files made through the run/ link: $(ls -A "$work/outrun")"
+[ "$rc" != 0 ] || bad "a symbolic link as run/: exit 0"
+echo "ok: run/ a symbolic link: exit $rc: $(head -n 1 "$work/err")"
+
+# the tree's mount table names a directory of the host's (here one outside the tree, with a
+# file where a reservation would be): its mount points are the tree's, looked for inside it
+tree
+mkdir -p "$work/t/proc/self" "$work/hostmnt/hpfilld"
+: >"$work/hostmnt/hpfilld/vm1"
+echo "none $work/hostmnt hugetlbfs rw,relatime,pagesize=2M 0 0" >"$work/t/proc/self/mounts"
+rc=0
+timeout 20 "$HPFILLD" --root "$work/t" --release vm1 >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 1 ] || bad "--release of a reservation the tree's table places on the host: exit $rc, expected 1"
+grep -qF "No reservation 'vm1'" "$work/err" || bad "the mount point was opened outside the tree: $(cat "$work/err")"
+[ -e "$work/hostmnt/hpfilld/vm1" ] || bad "the file outside the tree was removed"
+echo "ok: a mount table naming a host path: $(cat "$work/err")"
 
 # a FIFO in its place: refused at once, not waited on (timeout 20 would end it: 124); the read
 # of the counters before the plan finds it holds no number

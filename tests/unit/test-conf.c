@@ -196,10 +196,14 @@ TEST(test_masked_and_special) {
         CHECK_STR_CONTAINS(e.msg, "/etc/hpfilld.conf.d/80-fifo.conf: not a regular file (a FIFO), refused");
         CHECK_EQ(config_load_file(&c, r.fd, "etc/hpfilld.conf.d/80-fifo.conf", "fifo.conf", &e), -EBADFD);
         CHECK_STR_CONTAINS(e.msg, "fifo.conf: not a regular file (a FIFO), refused");
-        /* a device other than /dev/null */
+        /* a link to a device other than /dev/null: the tree's, never the host's (it has none) */
         CHECK(symlinkat("/dev/zero", r.fd, "zero.conf") == 0);
-        CHECK_EQ(config_load_file(&c, r.fd, "zero.conf", "zero.conf", &e), -EBADFD);
-        CHECK_STR_CONTAINS(e.msg, "zero.conf: not a regular file (a character device), refused");
+        CHECK_EQ(config_load_file(&c, r.fd, "zero.conf", "zero.conf", &e), -ENOENT);
+        CHECK_STR_CONTAINS(e.msg, "zero.conf: cannot read: No such file or directory");
+        /* one followed inside the tree, to a FIFO of the tree's */
+        CHECK(symlinkat("/etc/hpfilld.conf.d/80-fifo.conf", r.fd, "fifo-link.conf") == 0);
+        CHECK_EQ(config_load_file(&c, r.fd, "fifo-link.conf", "fifo-link.conf", &e), -EBADFD);
+        CHECK_STR_CONTAINS(e.msg, "fifo-link.conf: not a regular file (a FIFO), refused");
         config_done(&c);
         fake_root_free(&r);
 }
@@ -222,7 +226,7 @@ TEST(test_reserve_sections) {
 
         CHECK_EQ(parse(&c,
                        "[Reserve]\nName=vm1\nPageSize=2M\nAmount=1G\nNode=1\nOwner=libvirt-qemu\nGroup=kvm\nMode=0640\n"
-                       "[Reserve]\nName=vm2\nPageSize=1G\nAmount=2\n",
+                       "[Reserve]\nName=vm2\nPageSize=1G\nAmount=2\nMount=/dev/hugepages1G\n",
                        &e),
                  0);
         CHECK_EQ(c.n_reserves, 2);
@@ -234,6 +238,8 @@ TEST(test_reserve_sections) {
         CHECK_STR_CONTAINS(c.reserves[0].origin, "test.conf:1");
         CHECK_EQ(c.reserves[1].node, -1);
         CHECK_EQ(c.reserves[1].mode, 0600);
+        CHECK(strcmp(c.reserves[0].mount, "") == 0);
+        CHECK(strcmp(c.reserves[1].mount, "/dev/hugepages1G") == 0);
         /* a later file replaces a reservation of the same name */
         CHECK_EQ(parse(&c, "[Reserve]\nName=vm1\nPageSize=2M\nAmount=64\n", &e), 0);
         CHECK_EQ(c.n_reserves, 2);
@@ -249,6 +255,8 @@ TEST(test_reserve_sections) {
                 { "[Reserve]\nName=a/b\n", "test.conf:2: Name=a/b: 'a/b' is not a reservation name (only A-Z a-z 0-9 _ . - are taken)" },
                 { "[Reserve]\nName=.x\n", "test.conf:2: Name=.x: '.x' is not a reservation name (a leading '.' would hide its file)" },
                 { "[Reserve]\nName=a\nMode=999\n", "test.conf:3: Mode= must be an octal file mode" },
+                { "[Reserve]\nName=a\nMount=dev/hugepages\n", "test.conf:3: Mount= must be the absolute path of a hugetlbfs mount, not 'dev/hugepages'" },
+                { "[Reserve]\nName=a\nMount=\n", "test.conf:3: Mount= must be the absolute path" },
                 { "[Reserve]\nName=a\nNode=x\n", "test.conf:3: bad value for Node" },
                 { "[Reserve]\nName=a\nAmount=5%\n", "test.conf:3: Amount=5%" },
                 { "[Reserve]\nName=a\nSize=1\n", "unknown key 'Size' in [Reserve]" },

@@ -21,23 +21,31 @@ static int open_dir(struct fake_root *r, bool create, struct error *e) {
 }
 
 TEST(test_not_hugetlbfs) {
-        struct fake_root r;
+        struct fake_root r, outside;
         struct error e = {};
         int fd = -1;
 
         fake_root_new(&r);
+        fake_root_new(&outside);
+        CHECK(mkdirat(r.fd, "mnt", 0755) == 0);
         /* what a forged mount table would point at: refused by fstatfs() */
-        CHECK_EQ(reserve_mount_open(r.path, 0, &fd, &e), -EXDEV);
-        CHECK_STR_CONTAINS(e.msg, "is not a hugetlbfs mount");
+        CHECK_EQ(reserve_mount_open(r.fd, "/mnt", 0, &fd, &e), -EXDEV);
+        CHECK_STR_CONTAINS(e.msg, "/mnt is not a hugetlbfs mount");
         CHECK_EQ(fd, -1);
-        CHECK(symlinkat(r.path, r.fd, "link") == 0);
-        {
-                char p[4200];
-
-                (void) snprintf(p, sizeof(p), "%s/link", r.path);
-                CHECK_EQ(reserve_mount_open(p, 0, &fd, &e), -ELOOP);
-                CHECK_STR_CONTAINS(e.msg, "/link is a symbolic link: refused");
-        }
+        /* a mount point of the host's (one that exists there) is looked for in the tree */
+        CHECK_EQ(reserve_mount_open(r.fd, outside.path, 0, &fd, &e), -ENOENT);
+        CHECK_STR_CONTAINS(e.msg, outside.path);
+        CHECK_EQ(fd, -1);
+        /* a symbolic link at the end or on the way, out of the tree or not */
+        CHECK(symlinkat("mnt", r.fd, "link") == 0);
+        CHECK_EQ(reserve_mount_open(r.fd, "/link", 0, &fd, &e), -ELOOP);
+        CHECK_STR_CONTAINS(e.msg, "/link: a symbolic link on its way or in its place: refused");
+        CHECK(symlinkat(outside.path, r.fd, "out") == 0);
+        CHECK(mkdirat(outside.fd, "mnt", 0755) == 0);
+        CHECK_EQ(reserve_mount_open(r.fd, "/out/mnt", 0, &fd, &e), -ELOOP);
+        CHECK_STR_CONTAINS(e.msg, "/out/mnt: a symbolic link on its way or in its place: refused");
+        CHECK_EQ(fd, -1);
+        fake_root_free(&outside);
         fake_root_free(&r);
 }
 
@@ -49,11 +57,20 @@ TEST(test_symlink_and_file) {
         CHECK_EQ(open_dir(&r, false, &e), -ENOENT);
         CHECK(mkdirat(r.fd, "target", 0755) == 0);
         CHECK(symlinkat("target", r.fd, "hpfilld") == 0);
-        CHECK_EQ(open_dir(&r, true, &e), -ELOOP);
+        CHECK_EQ(open_dir(&r, false, &e), -ELOOP);
         CHECK_STR_CONTAINS(e.msg, "MNT/hpfilld is a symbolic link: refused");
-        CHECK(unlinkat(r.fd, "hpfilld", 0) == 0);
+        if (geteuid() == 0) {
+                /* to make one: the link moved aside, where it points untouched */
+                CHECK_EQ(open_dir(&r, true, &e), 1);
+                CHECK_STR_CONTAINS(e.msg, "MNT/hpfilld was a symbolic link of user 'root' (uid 0)");
+                CHECK_STR_CONTAINS(e.msg, ": moved aside to MNT/hpfilld.moved.0.");
+                CHECK_EQ(fake_count_entries(&r, "target"), 0);
+                CHECK_EQ(open_dir(&r, false, &e), 0);
+                CHECK(unlinkat(r.fd, "hpfilld", AT_REMOVEDIR) == 0);
+        } else
+                CHECK(unlinkat(r.fd, "hpfilld", 0) == 0);
         fake_write(&r, "hpfilld", "");
-        CHECK_EQ(open_dir(&r, true, &e), -ENOTDIR);
+        CHECK_EQ(open_dir(&r, false, &e), -ENOTDIR);
         CHECK_STR_CONTAINS(e.msg, "MNT/hpfilld is not a directory: refused");
         fake_root_free(&r);
 }
@@ -84,8 +101,14 @@ TEST(test_owner_and_mode) {
         CHECK_EQ(open_dir(&r, false, &e), -EPERM);
         CHECK(fchmodat(r.fd, "hpfilld", 0755, 0) == 0);
         CHECK(fchownat(r.fd, "hpfilld", 65534, 65534, 0) == 0);
-        CHECK_EQ(open_dir(&r, true, &e), -EPERM);
+        CHECK_EQ(open_dir(&r, false, &e), -EPERM);
         CHECK_STR_CONTAINS(e.msg, "uid 65534), mode 0755: refused");
+        /* to make one: the squatter's moved aside, as it was, and a new one of root's made */
+        CHECK_EQ(open_dir(&r, true, &e), 1);
+        CHECK_STR_CONTAINS(e.msg, "MNT/hpfilld was a directory of ");
+        CHECK_STR_CONTAINS(e.msg, "(uid 65534), mode 0755: moved aside to MNT/hpfilld.moved.65534.");
+        CHECK_EQ(open_dir(&r, false, &e), 0);
+        CHECK_EQ(fake_count_entries(&r, "."), 2);
         fake_root_free(&r);
 }
 

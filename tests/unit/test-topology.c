@@ -6,6 +6,8 @@
 #include "fake-root.h"
 #include "kernel/pool.h"
 #include "test.h"
+#include <unistd.h>
+
 #include "kernel/topology.h"
 
 static const unsigned sizes[] = { 2048, 1048576, 0 };
@@ -164,10 +166,17 @@ TEST(test_lagging_node_blocks) {
 
                 if (b >= 57 && b < 60)
                         continue;
-                (void) snprintf(path, sizeof(path), "sys/devices/system/node/node%u/memory%u/state", b < 60 ? 0 : 1, b);
+                char link[400], target[64];
+
+                (void) snprintf(path, sizeof(path), "sys/devices/system/memory/memory%u/state", b);
                 fake_write(&r, path, b < 56 || b >= 60 ? "online\n" : "offline\n");
+                /* nodeN/memoryM: a link to ../../memory/memoryM, as sysfs has it */
+                (void) snprintf(link, sizeof(link), "%s/sys/devices/system/node/node%u/memory%u", r.path, b < 60 ? 0 : 1, b);
+                (void) snprintf(target, sizeof(target), "../../memory/memory%u", b);
+                CHECK_EQ(symlink(target, link), 0);
         }
         fake_write(&r, "sys/devices/system/node/node1/memory_failure/state", "online\n"); /* no block */
+        fake_write(&r, "sys/devices/system/memory/memory_failure/state", "online\n");
         CHECK_EQ(topology_read(r.fd, &t, &e), 0);
         CHECK_EQ(topology_uncounted(&t) >> 20, 6144);
         CHECK_EQ(t.nodes[0].present >> 20, 7168);
