@@ -49,7 +49,7 @@ struct daemon {
         bool host;
         daemon_load_fn load;
         void *userdata;
-        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd;
+        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd;
         uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
         bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
         struct config config;
@@ -269,16 +269,16 @@ static bool drain_uevents(int fd) {
         return online;
 }
 
-static int open_watchdog(uint64_t usec) {
+/* A timer that fires every @usec microseconds, the first time @usec from now. */
+static int open_periodic(uint64_t usec) {
         struct itimerspec its = { 0 };
-        uint64_t half = usec / 2;
         int fd;
 
         fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (fd < 0)
                 return -errno;
-        its.it_value.tv_sec = its.it_interval.tv_sec = (time_t) (half / 1000000);
-        its.it_value.tv_nsec = its.it_interval.tv_nsec = (long) (half % 1000000) * 1000;
+        its.it_value.tv_sec = its.it_interval.tv_sec = (time_t) (usec / 1000000);
+        its.it_value.tv_nsec = its.it_interval.tv_nsec = (long) (usec % 1000000) * 1000;
         if (timerfd_settime(fd, 0, &its, NULL) < 0) {
                 int r = -errno;
                 closep(&fd);
@@ -287,8 +287,34 @@ static int open_watchdog(uint64_t usec) {
         return fd;
 }
 
+/* MetricsFile= follows the pools every MetricsInterval= seconds while idle, not only at fills:
+ * pages given back, taken by a workload or added by hand show, so that an alert on a pool short
+ * of its target can fire. Armed anew for each configuration. */
+static void arm_metrics(struct daemon *d) {
+        closep(&d->metrics_fd);
+        if (!*d->config.metrics_file || d->config.metrics_interval_s == 0)
+                return;
+        d->metrics_fd = open_periodic((uint64_t) d->config.metrics_interval_s * 1000000);
+        if (d->metrics_fd < 0)
+                log_warning_errno(d->metrics_fd, "Cannot arm the timer of MetricsInterval=: %m; %s follows the fills only",
+                                  d->config.metrics_file);
+}
+
+/* A few sysfs reads; the file is written only when its text would change. */
+static void refresh_metrics(struct daemon *d) {
+        uint64_t expirations;
+        int r;
+
+        (void) !read(d->metrics_fd, &expirations, sizeof(expirations));
+        r = metrics_refresh_file(d->rootfd, d->config.metrics_file);
+        if (r < 0)
+                log_warning_errno(r, "Cannot write the metrics to %s: %m, ignoring", d->config.metrics_file);
+        else if (r > 0)
+                log_debug("The pools moved: %s written anew", d->config.metrics_file);
+}
+
 /* The descriptors the idle loop waits on: signals (SIGHUP, and the stop signals, which during a
- * fill are the executor's), kernel uevents, the watchdog. */
+ * fill are the executor's), kernel uevents, the watchdog, the metrics timer. */
 static int open_fds(struct daemon *d) {
         sigset_t set;
 
@@ -305,7 +331,7 @@ static int open_fds(struct daemon *d) {
         if (d->hotplug_fd < 0)
                 log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
         if (d->watchdog_usec) {
-                d->watchdog_fd = open_watchdog(d->watchdog_usec);
+                d->watchdog_fd = open_periodic(d->watchdog_usec / 2);
                 if (d->watchdog_fd < 0)
                         log_warning_errno(d->watchdog_fd, "Cannot arm the watchdog timer: %m, ignoring");
         }
@@ -356,24 +382,27 @@ static void reload(struct daemon *d) {
         }
         config_done(&d->config);
         d->config = fresh;
+        arm_metrics(d);
         (void) fill(d, true, "hpfilld daemon, reload");
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
 }
 
-/* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online. */
+/* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online, the
+ * metrics file kept up with the pools. */
 static int idle(struct daemon *d) {
         for (;;) {
-                struct pollfd p[4] = {
+                struct pollfd p[5] = {
                         { .fd = d->sig_fd, .events = POLLIN },
                         { .fd = d->uevent_fd, .events = POLLIN },
                         { .fd = d->watchdog_fd, .events = POLLIN },
                         { .fd = d->hotplug_fd, .events = POLLIN },
+                        { .fd = d->metrics_fd, .events = POLLIN },
                 };
                 struct signalfd_siginfo si;
 
                 /* idle: no timeout, nothing to poll for but these */
-                if (poll(p, 4, -1) < 0) {
+                if (poll(p, 5, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(errno, "poll: %m");
@@ -385,6 +414,8 @@ static int idle(struct daemon *d) {
                         (void) !read(d->watchdog_fd, &expirations, sizeof(expirations));
                         (void) notifyf("WATCHDOG=1");
                 }
+                if (p[4].revents & POLLIN)
+                        refresh_metrics(d);
                 if (p[3].revents & POLLIN) {
                         uint64_t expirations;
 
@@ -417,6 +448,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
                 .uevent_fd = -1,
                 .watchdog_fd = -1,
                 .hotplug_fd = -1,
+                .metrics_fd = -1,
         };
         struct error e = {};
         int r, ret = EXIT_FAIL;
@@ -435,6 +467,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
                 ret = EXIT_USAGE;
                 goto out;
         }
+        arm_metrics(&d);
         if (d.config.release_on_stop && remember(&d) < 0)
                 log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
 
@@ -458,6 +491,7 @@ out:
         closep(&d.uevent_fd);
         closep(&d.watchdog_fd);
         closep(&d.hotplug_fd);
+        closep(&d.metrics_fd);
         config_done(&d.config);
         topology_done(&d.t);
         free(d.found);

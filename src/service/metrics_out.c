@@ -20,10 +20,11 @@
 #include "util/macro.h"
 #include "util/replace.h"
 
-int metrics_write_atomic(const char *path, const char *text, size_t len) {
-        _cleanup_(closep) int dirfd = -1;
+/* The directory of the absolute file path @path, opened, and the file's name in it. */
+static int open_parent(const char *path, const char **ret_name) {
         const char *slash = strrchr(path, '/');
         char dir[PATH_MAX];
+        int dirfd;
 
         if (path[0] != '/' || !slash || !slash[1])
                 return -EINVAL;
@@ -34,7 +35,16 @@ int metrics_write_atomic(const char *path, const char *text, size_t len) {
         dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dirfd < 0)
                 return -errno;
-        return replace_file_at(dirfd, slash + 1, text, len, true);
+        *ret_name = slash + 1;
+        return dirfd;
+}
+
+int metrics_write_atomic(const char *path, const char *text, size_t len) {
+        _cleanup_(closep) int dirfd = -1;
+        const char *name;
+
+        dirfd = open_parent(path, &name);
+        return dirfd < 0 ? dirfd : replace_file_at(dirfd, name, text, len, true);
 }
 
 static const uint64_t *record_target(const struct fill_record *rec, uint64_t page_size, unsigned node) {
@@ -195,18 +205,44 @@ int metrics_write_file(int rootfd, struct fill_record *rec, const char *path) {
         return r < 0 ? r : metrics_write_atomic(path, text, len);
 }
 
-int metrics_print(int rootfd, FILE *f) {
-        _cleanup_(freep) char *text = NULL;
+/* The pools now and the last fill recorded (if any), rendered. */
+static int render_recorded(int rootfd, char **ret, size_t *ret_len) {
         struct fill_record rec = {};
-        bool have;
-        size_t len = 0;
+        bool have = metrics_record_read(rootfd, &rec) >= 0;
+        int r = render(rootfd, have ? &rec : NULL, ret, ret_len);
+
+        fill_record_done(&rec);
+        return r;
+}
+
+int metrics_refresh_file(int rootfd, const char *path) {
+        _cleanup_(freep) char *text = NULL, *old = NULL;
+        _cleanup_(closep) int dirfd = -1;
+        const char *name;
+        size_t len = 0, old_len = 0;
         int r;
 
-        have = metrics_record_read(rootfd, &rec) >= 0;
-        r = render(rootfd, have ? &rec : NULL, &text, &len);
+        r = render_recorded(rootfd, &text, &len);
+        if (r < 0)
+                return r;
+        dirfd = open_parent(path, &name);
+        if (dirfd < 0)
+                return dirfd;
+        /* what node_exporter reads already: not written again (no rename every interval) */
+        if (read_full_file_at(dirfd, name, 1024 * 1024, &old, &old_len) >= 0 && old_len == len &&
+            memcmp(old, text, len) == 0)
+                return 0;
+        r = replace_file_at(dirfd, name, text, len, true);
+        return r < 0 ? r : 1;
+}
+
+int metrics_print(int rootfd, FILE *f) {
+        _cleanup_(freep) char *text = NULL;
+        size_t len = 0;
+        int r = render_recorded(rootfd, &text, &len);
+
         if (r >= 0 && fwrite(text, 1, len, f) != len)
                 r = -EIO;
-        fill_record_done(&rec);
         return r;
 }
 
