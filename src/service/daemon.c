@@ -14,9 +14,11 @@
 
 #include "util/clock.h"
 #include "service/daemon.h"
+#include "service/ledger.h"
 #include "service/job.h"
 #include "service/metrics_out.h"
 #include "util/log.h"
+#include "util/shown.h"
 #include "service/notify.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
@@ -57,8 +59,7 @@ struct daemon {
         uint64_t watchdog_usec;
         uint64_t last_added;
         unsigned lock_timeout_s;
-        struct topology t;   /* for ReleaseOnStop */
-        uint64_t *found;     /* nr_hugepages per (size, node) before the first fill */
+        struct ledger ledger; /* for ReleaseOnStop=: the pages the fills added */
 };
 
 static void progress(const struct job_status *st, void *userdata) {
@@ -108,6 +109,7 @@ static int fill(struct daemon *d, bool again, const char *task) {
                 .waiting = waiting,
                 .userdata = d,
                 .record = &record,
+                .ledger = &d->ledger,
         };
         int r;
 
@@ -125,89 +127,6 @@ static int fill(struct daemon *d, bool again, const char *task) {
                 (void) notifyf("STATUS=Failed (exit status %d): %s\nERRNO=%d", r,
                                *j.summary ? j.summary : "see the log", r == EXIT_SHORT ? ENOMEM : EINVAL);
         return r;
-}
-
-/* The pool counts before the first fill, for ReleaseOnStop=. */
-static int remember(struct daemon *d) {
-        struct error e = {};
-        int r;
-
-        r = topology_read(d->rootfd, &d->t, &e);
-        if (r < 0)
-                return r;
-        d->found = calloc(d->t.n_page_sizes * d->t.n_nodes + 1, sizeof(*d->found));
-        if (!d->found)
-                return -ENOMEM;
-        daemon_pools_found(d->rootfd, &d->t, d->found);
-        return 0;
-}
-
-static void pool_name(char *buf, size_t size, const struct topology *t, size_t s, size_t i) {
-        char name[32];
-
-        (void) snprintf(buf, size, "%s pool of node%u", page_size_name(t->page_sizes[s], name), t->nodes[i].id);
-}
-
-void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found) {
-        for (size_t s = 0; s < t->n_page_sizes; s++)
-                for (size_t i = 0; i < t->n_nodes; i++) {
-                        uint64_t *f = &found[s * t->n_nodes + i];
-                        char what[64];
-                        /* persistent pages: a workload's surplus pages are not the pool's to give
-                         * back to (a write of them would make them persistent, set_max_huge_pages()) */
-                        int r = pool_read_persistent(rootfd, t, t->nodes[i].id, t->page_sizes[s], f);
-
-                        if (r >= 0)
-                                continue;
-                        /* unknown: giving back "down to 0" would take pages the fills never added */
-                        *f = DAEMON_FOUND_UNKNOWN;
-                        pool_name(what, sizeof(what), t, s, i);
-                        log_warning_errno(r, "Cannot read the %s: %m; ReleaseOnStop= will leave it as it is", what);
-                }
-}
-
-/* Node @i's pool of size @s back to @was persistent pages, if it holds more. */
-static void pool_release(int rootfd, const struct topology *t, size_t s, size_t i, uint64_t was) {
-        struct pool_counts now, after;
-        unsigned node = t->nodes[i].id;
-        char what[64];
-        int r;
-
-        pool_name(what, sizeof(what), t, s, i);
-        r = pool_read_counts(rootfd, t, node, t->page_sizes[s], &now);
-        if (r >= 0 && pool_counts_persistent(&now) <= was)
-                return;
-        if (r >= 0)
-                r = pool_write_nr(rootfd, t, node, t->page_sizes[s], was);
-        if (r >= 0)
-                r = pool_read_counts(rootfd, t, node, t->page_sizes[s], &after);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot give back the pages of the %s: %m", what);
-                return;
-        }
-        /* set_max_huge_pages() frees free pages only; pages in use above the count become
-         * surplus and leave the pool when their user frees them */
-        if (after.surplus > now.surplus)
-                log_notice("%s: %" PRIu64 " pages given back; %" PRIu64
-                           " in use are surplus now and leave the pool when freed",
-                           what, now.nr > after.nr ? now.nr - after.nr : 0, after.surplus - now.surplus);
-}
-
-void daemon_pools_release(int rootfd, const struct topology *t, const struct config *c, const uint64_t *found) {
-        for (size_t p = 0; p < c->n_pools; p++)
-                for (size_t s = 0; s < t->n_page_sizes; s++) {
-                        if (t->page_sizes[s] != c->pools[p].page_size)
-                                continue;
-                        for (size_t i = 0; i < t->n_nodes; i++)
-                                /* unknown: said when it was read */
-                                if (found[s * t->n_nodes + i] != DAEMON_FOUND_UNKNOWN)
-                                        pool_release(rootfd, t, s, i, found[s * t->n_nodes + i]);
-                }
-}
-
-/* Gives back what the fills added: each configured size and node down to the count found. */
-static void release_pools(struct daemon *d) {
-        daemon_pools_release(d->rootfd, &d->t, &d->config, d->found);
 }
 
 bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const struct ucred *cred) {
@@ -382,6 +301,8 @@ static void reload(struct daemon *d) {
         }
         config_done(&d->config);
         d->config = fresh;
+        log_info("Configuration reloaded: %zu pool%s, %zu reservation%s", d->config.n_pools,
+                 d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s");
         arm_metrics(d);
         (void) fill(d, true, "hpfilld daemon, reload");
         if (!stop_requested(&d->stop))
@@ -468,8 +389,11 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
                 goto out;
         }
         arm_metrics(&d);
-        if (d.config.release_on_stop && remember(&d) < 0)
-                log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
+        /* kept in /run across restarts: what an earlier daemon of this boot added is ours too */
+        r = ledger_load(rootfd, &d.ledger);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read %s/" LEDGER_FILE ": %m; ReleaseOnStop= gives back only what this "
+                                     "daemon adds", shown_root());
 
         ret = fill(&d, false, "hpfilld daemon, first fill");
         if (!stop_requested(&d.stop)) {
@@ -482,10 +406,8 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
         }
         ret = EXIT_OK;
         (void) notifyf("STOPPING=1\nSTATUS=Stopping");
-        if (d.config.release_on_stop && d.found) {
-                log_info("Giving back the pages the fills added (ReleaseOnStop=yes)");
-                release_pools(&d);
-        }
+        if (d.config.release_on_stop)
+                ledger_release(rootfd, &d.ledger);
 out:
         closep(&d.sig_fd);
         closep(&d.uevent_fd);
@@ -493,8 +415,7 @@ out:
         closep(&d.hotplug_fd);
         closep(&d.metrics_fd);
         config_done(&d.config);
-        topology_done(&d.t);
-        free(d.found);
+        ledger_done(&d.ledger);
         stop_done(&d.stop);
         return ret;
 }

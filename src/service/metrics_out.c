@@ -164,23 +164,12 @@ static void carry_counters(int rootfd, struct fill_record *rec) {
         fill_record_done(&old);
 }
 
-static int record_write(int rootfd, const struct fill_record *rec) {
-        _cleanup_(closep) int dirfd = -1;
-        _cleanup_(freep) char *text = NULL;
-        size_t len = 0;
-        FILE *f;
-        int r;
+static int format_record(FILE *f, const void *rec) {
+        return fill_record_write(f, rec);
+}
 
-        dirfd = rundir_open(rootfd);
-        if (dirfd < 0)
-                return dirfd;
-        f = open_memstream(&text, &len);
-        if (!f)
-                return -errno;
-        r = fill_record_write(f, rec);
-        if (fclose(f) != 0 && r >= 0)
-                r = -EIO;
-        return r < 0 ? r : replace_file_at(dirfd, METRICS_RECORD_NAME, text, len, false);
+static int record_write(int rootfd, const struct fill_record *rec) {
+        return rundir_replace(rootfd, METRICS_RECORD_NAME, format_record, rec);
 }
 
 int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot) {
