@@ -63,6 +63,7 @@ TEST(test_text) {
         CHECK_EQ(back.n, 2);
         CHECK_EQ(ours(&back, M2, 0), 10);
         CHECK_EQ(ours(&back, G1, 1), 2);
+        ledger_done(&back);
         CHECK_EQ(ledger_parse("", &back), 0);
         CHECK_EQ(back.n, 0);
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
