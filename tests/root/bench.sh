@@ -99,14 +99,19 @@ pool2m_set 5
 # the host lock, as a fill takes it: held by another (here this shell, through fd 7), the bench
 # waits and says so, gives up after --lock-timeout having changed nothing, and once the lock
 # is let go it runs and puts the pools back
+before=$(snapshot)
 mkdir -p /run/hpfilld
+# the lock file as hpfilld makes it (mode 0600: one of another mode is made anew)
+old_umask=$(umask)
+umask 077
 exec 7>>/run/hpfilld/lock
+umask "$old_umask"
 flock 7
 expect_rc 1 "$HPFILLD" bench --size 32M --runs 1 --lock-timeout 1
 expect_in "$WORK/err" "^hpfilld: Another fill is running: .*; waiting up to 1 s"
 expect_in "$WORK/err" "^hpfilld: Gave up after 1 s: the fill of .* still runs"
 ! grep -q "Measuring" "$WORK/err" || fail "the bench ran without the host lock: $(cat "$WORK/err")"
-[ "$(snapshot)" = "$before" ] || fail "the bench that gave up changed the pools"
+[ "$(snapshot)" = "$before" ] || fail "the bench that gave up changed the pools: $(diff <(echo "$before") <(snapshot))"
 "$HPFILLD" bench --size 32M --runs 1 >"$WORK/locked.out" 2>"$WORK/locked.err" 7>&- &
 locked=$!
 for _ in $(seq 300); do # until it says it waits, at most 30 s
