@@ -121,7 +121,7 @@ _hpfilld() {
                 if [ "$r" = 2 ]; then
                         case $verb in
                         status) words="--json --format --root --help" ;;
-                        bench) words="--page-size --size --runs --json --root --help" ;;
+                        bench) words="--page-size --size --runs --json --lock-timeout --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
                                        --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only

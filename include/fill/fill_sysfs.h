@@ -51,6 +51,10 @@ struct fill_shared {
         /* the fault method faults nodes that have free pages too (the bench, which times
          * faulting; fills leave those nodes to the sysfs top-up) */
         bool fault_free_nodes;
+        /* else, when set (Mode=auto's measured fill), per node of the plan pool being faulted:
+         * how many free pages there are the fill's own (it added them, the node had none when it
+         * began); a node with more free pages than that is the sysfs top-up's. NULL: none. */
+        const uint64_t *fault_own_free;
         atomic_bool caches_dropped;
         /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
         uint64_t interrupt_after;

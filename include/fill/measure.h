@@ -42,6 +42,11 @@ struct measure_ops {
         bool probe_always; /* test knob: probe the second candidate however short the fill */
         uint64_t sysfs_step_pages; /* test knob: the first sysfs step under HVO; 0: the method's own */
         uint64_t sysfs_step_bytes; /* the method's own first write (fill_shared.step_bytes); 0: SYSFS_STEP_BYTES */
+        /* Before a fault probe of node @i, now at *@now pages: makes the node ready to measure
+         * new pages (a fault takes free ones first): gives back the free pages the fill added
+         * there (*@now then the count after), and says whether the node has none left; a node
+         * with free pages that are not the fill's is never faulted to measure. NULL: all are. */
+        bool (*clear_for_fault)(void *userdata, size_t i, uint64_t *now);
 };
 
 /* The outcome of a measured pool, summed over its measurements and segments. */

@@ -26,16 +26,6 @@ bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const st
 /* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
 bool uevent_is_memory_online(const char *buf, size_t len);
 
-/* ReleaseOnStop=: the persistent pages (nr_hugepages less surplus_hugepages: a workload's
- * surplus pages are not the pool's) of every size and node as found (t->n_page_sizes *
- * t->n_nodes, size-major), DAEMON_FOUND_UNKNOWN where they cannot be read (said in the log)... */
-#define DAEMON_FOUND_UNKNOWN UINT64_MAX
-void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found);
-/* ...and each configured size and node given back down to it, in persistent pages: the kernel
- * frees free pages; the pages in use above it become surplus, which leave the pool when freed
- * (said in the log). A pool found unknown is left alone. */
-void daemon_pools_release(int rootfd, const struct topology *t, const struct config *c, const uint64_t *found);
-
 /* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status).
  * Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
 int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsigned lock_timeout_s);

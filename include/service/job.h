@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "service/ledger.h"
 #include "service/metrics.h"
 #include "settings/conf.h"
 #include "fill/stop.h"
@@ -49,6 +50,7 @@ struct job {
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
         char advice_cma[256];        /* out: for short gigantic pools, the hugetlb_cma= that keeps them allocatable */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
+        struct ledger *ledger; /* when set: the pages the fill adds, counted in it under the host lock */
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
          * nothing when it stopped before */

@@ -19,6 +19,10 @@ int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, cons
  * node_exporter's textfile collector (MetricsFile=, --metrics-file). A message naming the
  * path in @e on failure. */
 int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, struct error *e);
+/* The pools now and the record of the last fill, to @path as metrics_write_file() does, only
+ * when that text differs from the file's: 1 when written, 0 when it said that already; a
+ * message naming the path in @e on failure. */
+int metrics_refresh_file(int rootfd, const char *path, struct error *e);
 /* Both of the above after a fill, failures logged as warnings (the fill stands). */
 void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
                         const char *next_boot, const char *metrics_file);

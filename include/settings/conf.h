@@ -21,6 +21,7 @@ struct config {
         bool release_on_stop; /* daemon: give back the pages it added when stopped */
         unsigned set;         /* bit per settings_table[] entry this layer set */
         char metrics_file[1024]; /* "": none; else an absolute path for node_exporter's textfile collector */
+        unsigned metrics_interval_s; /* daemon: metrics_file follows the pools this often; 0: at fills only */
         /* init_on_alloc= on the kernel command line the configuration was read with (when
          * cmdline_read), so that the fill need not read it again: 1, 0, -1 for none */
         bool cmdline_read;
@@ -31,7 +32,10 @@ struct config {
         size_t n_reserves;
 };
 
-#define CONFIG_INIT { .mode = FILL_MODE_AUTO, .min_percent = 100 }
+/* The daemon's MetricsFile= follows the pools this often by default (MetricsInterval=) */
+#define CONFIG_METRICS_INTERVAL_S 15u
+
+#define CONFIG_INIT { .mode = FILL_MODE_AUTO, .min_percent = 100, .metrics_interval_s = CONFIG_METRICS_INTERVAL_S }
 
 /* Bounds of the configuration, each a clear error naming the file (and line) beyond it: sections
  * of one file, [Pool] and [Reserve] sections of all files together (each is checked against

@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "fill/fill_auto.h"
 #include "fill/measure.h"
@@ -13,35 +12,48 @@
 #include "util/log.h"
 #include "util/macro.h"
 
-#ifndef MAP_HUGE_SHIFT
-#define MAP_HUGE_SHIFT 26
-#endif
-
 struct real {
         struct fill_shared *shared;
         struct pool_run *final; /* the pool's run in the caller's array: progress, the result */
+        const struct plan_pool *pp;
+        uint64_t *free_found;   /* per node: free pages when the measured fill began */
+        uint64_t *own_free;     /* per node: free pages a fault step may take, the fill's own */
 };
 
-/* Reserves the pool's free pages with an untouched mapping (no MAP_NORESERVE), so that faults
- * allocate new surplus pages instead of taking free ones (and zeroing them again): a fault takes
- * a free page only while free_huge_pages > resv_huge_pages (dequeue_hugetlb_folio_vma(), called
- * first by alloc_hugetlb_folio()). A failure holds nothing: the fault then takes them, as it
- * would anyway. Returns the mapping's length; process exit drops the reservation too. */
-static size_t hold_free_pages(const struct fill_shared *s, uint64_t page_size, void **ret) {
-        uint64_t free_pages, resv;
-        size_t len;
-        void *p;
+/* No page is held to steer the kernel (a held free page is one a workload's mmap() cannot
+ * get). A fault takes free pages before it makes surplus ones (dequeue_hugetlb_folio_vma()
+ * first), so a node is faulted only while every free page it has is one this fill added: it
+ * had none when the fill began, and has no more now than the fill added. A fault segment may
+ * take the fill's own pages back for a moment (the sysfs top-up after it makes them again),
+ * never one the pool had; a probe gives them back first (real_clear_for_fault()). Any other
+ * node is the sysfs top-up's. */
+static uint64_t own_free_pages(const struct real *real, size_t i, uint64_t now) {
+        const struct plan_node *n = &real->pp->nodes[i];
 
-        if (s->ops || pool_read_global(s->rootfd, page_size, "free_hugepages", &free_pages) < 0 ||
-            pool_read_global(s->rootfd, page_size, "resv_hugepages", &resv) < 0 || free_pages <= resv)
-                return 0;
-        len = (size_t) ((free_pages - resv) * page_size);
-        p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (__builtin_ctzll(page_size) << MAP_HUGE_SHIFT), -1, 0);
-        if (p == MAP_FAILED)
-                return 0;
-        *ret = p;
-        return len;
+        return real->free_found[i] == 0 && now > n->now ? now - n->now : 0;
+}
+
+/* measure_ops.clear_for_fault: a probe measures new pages, so the node must have no free
+ * page: the fill's own are given back first (writing the count less them frees free pages
+ * only, set_max_huge_pages()), to be made again; others' are never touched. */
+static bool real_clear_for_fault(void *userdata, size_t i, uint64_t *now) {
+        const struct real *real = userdata;
+        struct fill_shared *s = real->shared;
+        unsigned node = real->pp->nodes[i].node;
+        uint64_t ps = real->pp->page_size;
+        struct pool_counts c;
+
+        if (s->ops)
+                return true;
+        if (pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0 || c.free > own_free_pages(real, i, *now))
+                return false;
+        if (c.free == 0)
+                return true;
+        if (pool_write_nr(s->rootfd, s->t, node, ps, pool_counts_persistent(&c) - c.free) < 0 ||
+            pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0)
+                return false;
+        *now = pool_counts_persistent(&c);
+        return c.free == 0;
 }
 
 static void read_after(struct fill_shared *s, const struct plan_pool *seg, const struct pool_run *run, uint64_t *after) {
@@ -59,8 +71,7 @@ static int real_run(void *userdata, enum fill_mode m, const struct plan_pool *se
         struct fill_shared *s = real->shared;
         struct plan one = { .pools = (struct plan_pool *) seg, .n_pools = 1, .drop_caches = s->drop_caches };
         struct pool_run run = {};
-        void *held = NULL;
-        size_t held_len = 0;
+        const uint64_t *own_free = s->fault_own_free;
         uint64_t t0;
         int r;
 
@@ -68,27 +79,20 @@ static int real_run(void *userdata, enum fill_mode m, const struct plan_pool *se
                 res->interrupted = true;
                 return 0;
         }
-        bool fault_free_nodes = s->fault_free_nodes;
-
-        if (m == FILL_MODE_FAULT) {
-                held_len = hold_free_pages(s, seg->page_size, &held);
-                /* the free pages are held (or none is unreserved): faulting a node that has some
-                 * makes new pages all the same, so the probe faults every node it measures */
-                s->fault_free_nodes = true;
-        }
+        for (size_t i = 0; i < seg->n_nodes; i++)
+                real->own_free[i] = own_free_pages(real, i, seg->nodes[i].now);
+        s->fault_own_free = real->own_free;
         real->final->segment = &run;
         t0 = now_ns();
         r = fill_execute(s, &one, &run);
         res->elapsed_ns = now_ns() - t0;
-        s->fault_free_nodes = fault_free_nodes;
-        if (held_len)
-                (void) munmap(held, held_len);
+        s->fault_own_free = own_free;
         read_after(s, seg, &run, res->after);
         for (size_t i = 0; i < seg->n_nodes; i++)
                 if (seg->nodes[i].action == PLAN_GROW)
-                        log_debug("auto: node%u: %s %" PRIu64 " -> %" PRIu64 " of %" PRIu64 " in %.3f ms%s", seg->nodes[i].node,
+                        log_debug("auto: node%u: %s %" PRIu64 " -> %" PRIu64 " of %" PRIu64 " in %.3f ms", seg->nodes[i].node,
                                   fill_mode_to_string(m), seg->nodes[i].now, res->after[i], seg->nodes[i].target,
-                                  (double) res->elapsed_ns / 1e6, held_len ? ", free pages held" : "");
+                                  (double) res->elapsed_ns / 1e6);
         real->final->segment_base += pool_run_progress(&run);
         real->final->segment = NULL;
         res->threads = run.threads;
@@ -110,12 +114,26 @@ static int real_hvo(void *userdata) {
 
 /* Measures and fills pool @pp into @run (set up for it already). */
 static int fill_measured(struct fill_shared *shared, const struct plan_pool *pp, struct pool_run *run) {
-        struct real real = { shared, run };
-        struct measure_ops ops = { real_run, real_hvo, &real, shared->probe_always, shared->step_pages, shared->step_bytes };
+        _cleanup_(freep) uint64_t *free_found = calloc(pp->n_nodes + 1, sizeof(*free_found));
+        _cleanup_(freep) uint64_t *own_free = calloc(pp->n_nodes + 1, sizeof(*own_free));
+        struct real real = { shared, run, pp, free_found, own_free };
+        struct measure_ops ops = { real_run, real_hvo, &real, shared->probe_always, shared->step_pages, shared->step_bytes,
+                                   real_clear_for_fault };
         struct measure_outcome out = { .after = run->sysfs.after };
         uint64_t t0 = now_ns();
         int r;
 
+        if (!free_found || !own_free)
+                return -ENOMEM;
+        for (size_t i = 0; i < pp->n_nodes; i++) {
+                struct pool_counts c;
+
+                /* unreadable: as if it had free pages (faulting it could take them) */
+                free_found[i] = shared->ops ? 0
+                                : pool_read_counts(shared->rootfd, shared->t, pp->nodes[i].node, pp->page_size, &c) < 0
+                                        ? UINT64_MAX
+                                        : c.free;
+        }
         run->choice.measured = true;
         r = measure_fill(&ops, pp, &out);
         run->choice = out.choice;

@@ -128,16 +128,18 @@ static int fault_pool_init(struct fault_pool *fp, struct fill_shared *shared, co
         return fp->nodes ? 0 : -ENOMEM;
 }
 
-/* Whether node @i of the plan has free pages now (or cannot say). A fault takes the pool's free
- * pages before it makes a surplus one (alloc_hugetlb_folio(): dequeue_hugetlb_folio_vma() first,
- * from the nodes of the mapping's policy), so faulting there would zero pages the pool already
- * has and leave a workload that maps them meanwhile without: such a node is the sysfs top-up's. */
+/* Whether node @i of the plan has free pages now that are not the fill's own (or cannot say).
+ * A fault takes the pool's free pages before it makes a surplus one (alloc_hugetlb_folio():
+ * dequeue_hugetlb_folio_vma() first, from the nodes of the mapping's policy), so faulting there
+ * would zero pages the pool already has and leave a workload that maps them meanwhile without:
+ * such a node is the sysfs top-up's. */
 static bool node_has_free(struct fault_pool *fp, size_t i) {
+        const uint64_t *own = fp->shared->fault_own_free;
         struct pool_counts c;
 
         return pool_read_counts(fp->shared->rootfd, fp->shared->t, fp->plan->nodes[i].node, fp->plan->page_size,
                                 &c) < 0 ||
-               c.free > 0;
+               c.free > (own ? own[i] : 0);
 }
 
 int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan) {

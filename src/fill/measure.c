@@ -18,6 +18,7 @@ struct state {
         uint64_t *seg_after;
         struct choose_node *cn;    /* per node: measured rates, pages left */
         unsigned fault_threads;    /* workers the first fault segment's ramp settled on; 0: none yet */
+        size_t fault_refused;      /* nodes of the last measurement not faulted: others' free pages */
         struct measure_outcome *out;
 };
 
@@ -95,6 +96,20 @@ static bool sysfs_rest_short(const struct state *s, const struct choose_node *c,
                (double) c->left * (double) t1 / (double) k1 * (double) MAX(busy, (size_t) 1) < (double) CHOOSE_PROBE_WORTH_NS;
 }
 
+/* Node @i without free pages for a fault probe (measure_ops.clear_for_fault): the pages given
+ * back are to add again. */
+static bool fault_ready(struct state *s, size_t i) {
+        uint64_t was = s->cur[i];
+        bool ready;
+
+        if (!s->ops->clear_for_fault)
+                return true;
+        ready = s->ops->clear_for_fault(s->ops->userdata, i, &s->cur[i]);
+        if (s->cur[i] < was)
+                s->cn[i].left += was - s->cur[i];
+        return ready;
+}
+
 /* Measures @m on node @i by two steps, to tell the cost of a step from the cost of a page: sysfs
  * a few pages then four times as many; fault a page per worker then four. Under HVO a sysfs
  * write costs an RCU grace period whatever its size (hugetlb_vmemmap_optimize_folios() waits
@@ -127,7 +142,8 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
         t1 = ns;
         /* asked for fault: one small sysfs step, to compare with and no more; nor where the
          * rest is short even at the first step's rate, write cost and all (no probe follows) */
-        s->want[i] = fault ? (t1 < CHOOSE_FAULT_STEP2_NS ? MIN(c->left, 4 * workers) : 0)
+        /* the second fault step from a node without free pages again: the first one's are */
+        s->want[i] = fault ? (t1 < CHOOSE_FAULT_STEP2_NS && fault_ready(s, i) ? MIN(c->left, 4 * workers) : 0)
                      : hvo || s->pp->rule.forced || sysfs_rest_short(s, c, k1, t1) ? 0
                                                                                    : MIN(c->left, 4 * k1);
         if (s->want[i] > 0)
@@ -141,13 +157,18 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
         return r;
 }
 
-/* Measures @m on every node with pages left, one node at a time. */
+/* Measures @m on every node with pages left, one node at a time; fault only where a fault
+ * takes no free page of anyone else's (the node is then left to sysfs: no fault rate). */
 static int probe(struct state *s, enum fill_mode m) {
         for (size_t i = 0; i < s->pp->n_nodes; i++) {
                 int r;
 
                 if (s->cn[i].left == 0)
                         continue;
+                if (m == FILL_MODE_FAULT && !fault_ready(s, i)) {
+                        s->fault_refused++;
+                        continue;
+                }
                 r = probe_node(s, m, i);
                 if (r != 0)
                         return r;
@@ -164,6 +185,7 @@ static int measure(struct state *s) {
         int r;
 
         c->hvo = s->ops->hvo ? s->ops->hvo(s->ops->userdata) : -1;
+        s->fault_refused = 0;
         for (size_t i = 0; i < n; i++)
                 s->cn[i].sysfs_rate = s->cn[i].fault_rate = s->cn[i].sysfs_write_ns = s->cn[i].fault_start_ns = 0;
         r = probe(s, rule->candidates[0]);
@@ -187,6 +209,11 @@ static int measure(struct state *s) {
         c->method = choose_method(rule, seen, n);
         c->measurements++;
         choice_explain(c, rule, seen, n);
+        if (s->fault_refused > 0 && c->fault_rate <= 0)
+                (void) snprintf(c->why, sizeof(c->why),
+                                "%s measured at %.0f pages/s, fault not probed: the pool has free pages a fault "
+                                "would take before it made new ones",
+                                fill_mode_to_string(c->method), c->sysfs_rate);
         return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "fill/rundir.h"
 #include "util/beneath.h"
 #include "util/macro.h"
+#include "util/replace.h"
 
 /* 0755 whatever the umask: the readers (hpfilld status, any user) need the bits; a symbolic
  * link as run/ or run/hpfilld is refused (-ELOOP), never followed out */
@@ -44,6 +45,26 @@ int rundir_open(int rootfd) {
         return r < 0 ? r : open_checked(rootfd, geteuid());
 }
 
+
 int rundir_open_existing(int rootfd) {
         return open_checked(rootfd, geteuid());
+}
+
+int rundir_replace(int rootfd, const char *name, int (*format)(FILE *f, const void *data), const void *data) {
+        _cleanup_(closep) int dirfd = -1;
+        _cleanup_(freep) char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        dirfd = rundir_open(rootfd);
+        if (dirfd < 0)
+                return dirfd;
+        f = open_memstream(&text, &len);
+        if (!f)
+                return -errno;
+        r = format(f, data);
+        if (fclose(f) != 0 && r >= 0)
+                r = -EIO;
+        return r < 0 ? r : replace_file_at(dirfd, name, text, len, false);
 }

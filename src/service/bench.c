@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include "service/bench.h"
+#include "service/hostlock.h"
+#include "service/job.h"
 #include "service/privilege.h"
 #include "util/shown.h"
 #include "fill/executor.h"
@@ -42,6 +44,7 @@ struct bench {
         uint64_t page_size;
         uint64_t bytes_per_node;
         unsigned runs;
+        unsigned lock_timeout_s; /* --lock-timeout */
         bool json;
         struct topology t;
         struct kernel_caps caps;
@@ -164,17 +167,19 @@ static void help(void) {
                "     --size SIZE        Memory to fill per node (default 1G, at most half its memory)\n"
                "     --runs N           Runs per setting; the median counts (default 3)\n"
                "     --json             Machine-readable output\n"
+               "     --lock-timeout SEC How long to wait for a fill of this host (default 60)\n"
                "     --root DIR         Use DIR/sys and DIR/proc\n");
 }
 
 static int parse_args(struct bench *b, int argc, char *argv[]) {
-        enum { ARG_PAGE_SIZE = 0x100, ARG_SIZE, ARG_RUNS, ARG_JSON, ARG_ROOT };
+        enum { ARG_PAGE_SIZE = 0x100, ARG_SIZE, ARG_RUNS, ARG_JSON, ARG_LOCK_TIMEOUT, ARG_ROOT };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "page-size", required_argument, NULL, ARG_PAGE_SIZE },
                 { "size", required_argument, NULL, ARG_SIZE },
                 { "runs", required_argument, NULL, ARG_RUNS },
                 { "json", no_argument, NULL, ARG_JSON },
+                { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
                 { "root", required_argument, NULL, ARG_ROOT },
                 {}
         };
@@ -203,6 +208,10 @@ static int parse_args(struct bench *b, int argc, char *argv[]) {
                         break;
                 case ARG_JSON:
                         b->json = true;
+                        break;
+                case ARG_LOCK_TIMEOUT:
+                        if (parse_uint_range(optarg, 0, 86400, &b->lock_timeout_s) < 0)
+                                return log_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg), -EINVAL;
                         break;
                 case ARG_ROOT:
                         b->root = optarg;
@@ -400,8 +409,8 @@ static int check_writable(const struct bench *b) {
         return 0;
 }
 
-/* The machine as the bench needs it: the page size offered, a size it can take, the pools as
- * found (put back after every run). Returns 0, or the exit status. */
+/* The machine as the bench needs it: the page size offered, a size it can take, pool files it
+ * may write. Returns 0, or the exit status. */
 static int bench_setup(struct bench *b, unsigned *ret_cpus) {
         struct error e = {};
         unsigned cpus = 1;
@@ -427,14 +436,6 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
         if (!b->found || !b->surplus)
                 return 1;
         for (size_t i = 0; i < b->t.n_nodes; i++) {
-                struct pool_counts c;
-
-                if (pool_read_counts(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &c) < 0) {
-                        log_error("Cannot read node%u's pool", b->t.nodes[i].id);
-                        return 1;
-                }
-                b->found[i] = pool_counts_persistent(&c);
-                b->surplus[i] = c.surplus;
                 cpus = MAX(cpus, (unsigned) b->t.nodes[i].n_cpus);
                 /* half the node's memory at most: a bench must not squeeze the host */
                 if (b->t.nodes[i].has_memory && b->bytes_per_node > b->t.nodes[i].mem_total / 2) {
@@ -446,6 +447,21 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
         if (r != 0)
                 return r;
         *ret_cpus = cpus;
+        return 0;
+}
+
+/* The pools as found, under the host lock: what every run starts from and is put back to. */
+static int read_found(struct bench *b) {
+        for (size_t i = 0; i < b->t.n_nodes; i++) {
+                struct pool_counts c;
+
+                if (pool_read_counts(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &c) < 0) {
+                        log_error("Cannot read node%u's pool", b->t.nodes[i].id);
+                        return -EIO;
+                }
+                b->found[i] = pool_counts_persistent(&c);
+                b->surplus[i] = c.surplus;
+        }
         return 0;
 }
 
@@ -511,9 +527,10 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
 }
 
 int bench_main(int argc, char *argv[]) {
-        _cleanup_(closep) int rootfd = -1;
+        _cleanup_(closep) int rootfd = -1, lock_fd = -1;
         struct bench b = { .root = "/", .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
-                           .runs = 3 };
+                           .runs = 3, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        bool waited;
         struct bench_row rows[BENCH_MAX_ROWS] = {};
         size_t n_rows = 0, best = 0;
         unsigned cpus = 1;
@@ -545,6 +562,17 @@ int bench_main(int argc, char *argv[]) {
         ret = bench_setup(&b, &cpus);
         if (ret != 0)
                 goto out;
+        /* A fill's pages and overcommit must not move under the runs, nor the runs' under a
+         * fill: the bench holds the host lock, as a fill does, from before it reads the pools
+         * as found until they are back (a time-out or a stop while waiting is said there). */
+        ret = 1;
+        lock_fd = hostlock_take(rootfd, "hpfilld bench", b.lock_timeout_s, &b.stop, NULL, &waited);
+        if (lock_fd < 0)
+                goto out;
+        /* what a fill that died left raised, put back before the pools are read as found */
+        (void) job_recover_journal(rootfd, strcmp(b.root, "/") == 0);
+        if (read_found(&b) < 0)
+                goto out;
 
         rows[n_rows++] = (struct bench_row) { .mode = FILL_MODE_SYSFS, .threads = 1 };
         if (b.page_size < PLAN_GIGANTIC && b.caps.populate_write)
@@ -561,7 +589,7 @@ int bench_main(int argc, char *argv[]) {
         print_results(&b, rows, n_rows, best);
         ret = 0;
 out:
-        if (stop_requested(&b.stop))
+        if (stop_requested(&b.stop) && lock_fd >= 0)
                 log_error("Interrupted; the pools are back as found");
         free(b.found);
         free(b.surplus);

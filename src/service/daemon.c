@@ -14,9 +14,11 @@
 
 #include "util/clock.h"
 #include "service/daemon.h"
+#include "service/ledger.h"
 #include "service/job.h"
 #include "service/metrics_out.h"
 #include "util/log.h"
+#include "util/shown.h"
 #include "service/notify.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
@@ -49,7 +51,7 @@ struct daemon {
         bool host;
         daemon_load_fn load;
         void *userdata;
-        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd;
+        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd;
         uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
         bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
         struct config config;
@@ -57,8 +59,7 @@ struct daemon {
         uint64_t watchdog_usec;
         uint64_t last_added;
         unsigned lock_timeout_s;
-        struct topology t;   /* for ReleaseOnStop */
-        uint64_t *found;     /* nr_hugepages per (size, node) before the first fill */
+        struct ledger ledger; /* for ReleaseOnStop=: the pages the fills added */
 };
 
 static void progress(const struct job_status *st, void *userdata) {
@@ -107,6 +108,7 @@ static int fill(struct daemon *d, const char *task) {
                 .waiting = waiting,
                 .userdata = d,
                 .record = &record,
+                .ledger = &d->ledger,
         };
         int r;
 
@@ -124,89 +126,6 @@ static int fill(struct daemon *d, const char *task) {
                 (void) notifyf("STATUS=Failed (exit status %d): %s\nERRNO=%d", r,
                                *j.summary ? j.summary : "see the log", r == EXIT_SHORT ? ENOMEM : EINVAL);
         return r;
-}
-
-/* The pool counts before the first fill, for ReleaseOnStop=. */
-static int remember(struct daemon *d) {
-        struct error e = {};
-        int r;
-
-        r = topology_read(d->rootfd, &d->t, &e);
-        if (r < 0)
-                return r;
-        d->found = calloc(d->t.n_page_sizes * d->t.n_nodes + 1, sizeof(*d->found));
-        if (!d->found)
-                return -ENOMEM;
-        daemon_pools_found(d->rootfd, &d->t, d->found);
-        return 0;
-}
-
-static void pool_name(char *buf, size_t size, const struct topology *t, size_t s, size_t i) {
-        char name[32];
-
-        (void) snprintf(buf, size, "%s pool of node%u", page_size_name(t->page_sizes[s], name), t->nodes[i].id);
-}
-
-void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found) {
-        for (size_t s = 0; s < t->n_page_sizes; s++)
-                for (size_t i = 0; i < t->n_nodes; i++) {
-                        uint64_t *f = &found[s * t->n_nodes + i];
-                        char what[64];
-                        /* persistent pages: a workload's surplus pages are not the pool's to give
-                         * back to (a write of them would make them persistent, set_max_huge_pages()) */
-                        int r = pool_read_persistent(rootfd, t, t->nodes[i].id, t->page_sizes[s], f);
-
-                        if (r >= 0)
-                                continue;
-                        /* unknown: giving back "down to 0" would take pages the fills never added */
-                        *f = DAEMON_FOUND_UNKNOWN;
-                        pool_name(what, sizeof(what), t, s, i);
-                        log_warning_errno(r, "Cannot read the %s: %m; ReleaseOnStop= will leave it as it is", what);
-                }
-}
-
-/* Node @i's pool of size @s back to @was persistent pages, if it holds more. */
-static void pool_release(int rootfd, const struct topology *t, size_t s, size_t i, uint64_t was) {
-        struct pool_counts now, after;
-        unsigned node = t->nodes[i].id;
-        char what[64];
-        int r;
-
-        pool_name(what, sizeof(what), t, s, i);
-        r = pool_read_counts(rootfd, t, node, t->page_sizes[s], &now);
-        if (r >= 0 && pool_counts_persistent(&now) <= was)
-                return;
-        if (r >= 0)
-                r = pool_write_nr(rootfd, t, node, t->page_sizes[s], was);
-        if (r >= 0)
-                r = pool_read_counts(rootfd, t, node, t->page_sizes[s], &after);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot give back the pages of the %s: %m", what);
-                return;
-        }
-        /* set_max_huge_pages() frees free pages only; pages in use above the count become
-         * surplus and leave the pool when their user frees them */
-        if (after.surplus > now.surplus)
-                log_notice("%s: %" PRIu64 " pages given back; %" PRIu64
-                           " in use are surplus now and leave the pool when freed",
-                           what, now.nr > after.nr ? now.nr - after.nr : 0, after.surplus - now.surplus);
-}
-
-void daemon_pools_release(int rootfd, const struct topology *t, const struct config *c, const uint64_t *found) {
-        for (size_t p = 0; p < c->n_pools; p++)
-                for (size_t s = 0; s < t->n_page_sizes; s++) {
-                        if (t->page_sizes[s] != c->pools[p].page_size)
-                                continue;
-                        for (size_t i = 0; i < t->n_nodes; i++)
-                                /* unknown: said when it was read */
-                                if (found[s * t->n_nodes + i] != DAEMON_FOUND_UNKNOWN)
-                                        pool_release(rootfd, t, s, i, found[s * t->n_nodes + i]);
-                }
-}
-
-/* Gives back what the fills added: each configured size and node down to the count found. */
-static void release_pools(struct daemon *d) {
-        daemon_pools_release(d->rootfd, &d->t, &d->config, d->found);
 }
 
 bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const struct ucred *cred) {
@@ -268,16 +187,16 @@ static bool drain_uevents(int fd) {
         return online;
 }
 
-static int open_watchdog(uint64_t usec) {
+/* A timer that fires every @usec microseconds, the first time @usec from now. */
+static int open_periodic(uint64_t usec) {
         struct itimerspec its = { 0 };
-        uint64_t half = usec / 2;
         int fd;
 
         fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (fd < 0)
                 return -errno;
-        its.it_value.tv_sec = its.it_interval.tv_sec = (time_t) (half / 1000000);
-        its.it_value.tv_nsec = its.it_interval.tv_nsec = (long) (half % 1000000) * 1000;
+        its.it_value.tv_sec = its.it_interval.tv_sec = (time_t) (usec / 1000000);
+        its.it_value.tv_nsec = its.it_interval.tv_nsec = (long) (usec % 1000000) * 1000;
         if (timerfd_settime(fd, 0, &its, NULL) < 0) {
                 int r = -errno;
                 closep(&fd);
@@ -286,8 +205,35 @@ static int open_watchdog(uint64_t usec) {
         return fd;
 }
 
+/* MetricsFile= follows the pools every MetricsInterval= seconds while idle, not only at fills:
+ * pages given back, taken by a workload or added by hand show, so that an alert on a pool short
+ * of its target can fire. Armed anew for each configuration. */
+static void arm_metrics(struct daemon *d) {
+        closep(&d->metrics_fd);
+        if (!*d->config.metrics_file || d->config.metrics_interval_s == 0)
+                return;
+        d->metrics_fd = open_periodic((uint64_t) d->config.metrics_interval_s * 1000000);
+        if (d->metrics_fd < 0)
+                log_warning_errno(d->metrics_fd, "Cannot arm the timer of MetricsInterval=: %m; %s follows the fills only",
+                                  d->config.metrics_file);
+}
+
+/* A few sysfs reads; the file is written only when its text would change. */
+static void refresh_metrics(struct daemon *d) {
+        struct error e = {};
+        uint64_t expirations;
+        int r;
+
+        (void) !read(d->metrics_fd, &expirations, sizeof(expirations));
+        r = metrics_refresh_file(d->rootfd, d->config.metrics_file, &e);
+        if (r < 0)
+                log_warning("Cannot write the metrics: %s, ignoring", e.msg);
+        else if (r > 0)
+                log_debug("The pools moved: %s written anew", d->config.metrics_file);
+}
+
 /* The descriptors the idle loop waits on: signals (SIGHUP, and the stop signals, which during a
- * fill are the executor's), kernel uevents, the watchdog. */
+ * fill are the executor's), kernel uevents, the watchdog, the metrics timer. */
 static int open_fds(struct daemon *d) {
         sigset_t set;
 
@@ -304,7 +250,7 @@ static int open_fds(struct daemon *d) {
         if (d->hotplug_fd < 0)
                 log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
         if (d->watchdog_usec) {
-                d->watchdog_fd = open_watchdog(d->watchdog_usec);
+                d->watchdog_fd = open_periodic(d->watchdog_usec / 2);
                 if (d->watchdog_fd < 0)
                         log_warning_errno(d->watchdog_fd, "Cannot arm the watchdog timer: %m, ignoring");
         }
@@ -355,24 +301,29 @@ static void reload(struct daemon *d) {
         }
         config_done(&d->config);
         d->config = fresh;
+        log_info("Configuration reloaded: %zu pool%s, %zu reservation%s", d->config.n_pools,
+                 d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s");
+        arm_metrics(d);
         (void) fill(d, "hpfilld daemon, reload");
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
 }
 
-/* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online. */
+/* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online, the
+ * metrics file kept up with the pools. */
 static int idle(struct daemon *d) {
         for (;;) {
-                struct pollfd p[4] = {
+                struct pollfd p[5] = {
                         { .fd = d->sig_fd, .events = POLLIN },
                         { .fd = d->uevent_fd, .events = POLLIN },
                         { .fd = d->watchdog_fd, .events = POLLIN },
                         { .fd = d->hotplug_fd, .events = POLLIN },
+                        { .fd = d->metrics_fd, .events = POLLIN },
                 };
                 struct signalfd_siginfo si;
 
                 /* idle: no timeout, nothing to poll for but these */
-                if (poll(p, 4, -1) < 0) {
+                if (poll(p, 5, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(errno, "poll: %m");
@@ -384,6 +335,8 @@ static int idle(struct daemon *d) {
                         (void) !read(d->watchdog_fd, &expirations, sizeof(expirations));
                         (void) notifyf("WATCHDOG=1");
                 }
+                if (p[4].revents & POLLIN)
+                        refresh_metrics(d);
                 if (p[3].revents & POLLIN) {
                         uint64_t expirations;
 
@@ -416,6 +369,7 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
                 .uevent_fd = -1,
                 .watchdog_fd = -1,
                 .hotplug_fd = -1,
+                .metrics_fd = -1,
         };
         struct error e = {};
         int r, ret = EXIT_FAIL;
@@ -434,8 +388,12 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
                 ret = EXIT_USAGE;
                 goto out;
         }
-        if (d.config.release_on_stop && remember(&d) < 0)
-                log_warning("Cannot read the pools as found: ReleaseOnStop= will do nothing");
+        arm_metrics(&d);
+        /* kept in /run across restarts: what an earlier daemon of this boot added is ours too */
+        r = ledger_load(rootfd, &d.ledger);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read %s/" LEDGER_FILE ": %m; ReleaseOnStop= gives back only what this "
+                                     "daemon adds", shown_root());
 
         ret = fill(&d, "hpfilld daemon, first fill");
         if (!stop_requested(&d.stop)) {
@@ -448,18 +406,16 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
         }
         ret = EXIT_OK;
         (void) notifyf("STOPPING=1\nSTATUS=Stopping");
-        if (d.config.release_on_stop && d.found) {
-                log_info("Giving back the pages the fills added (ReleaseOnStop=yes)");
-                release_pools(&d);
-        }
+        if (d.config.release_on_stop)
+                ledger_release(rootfd, &d.ledger);
 out:
         closep(&d.sig_fd);
         closep(&d.uevent_fd);
         closep(&d.watchdog_fd);
         closep(&d.hotplug_fd);
+        closep(&d.metrics_fd);
         config_done(&d.config);
-        topology_done(&d.t);
-        free(d.found);
+        ledger_done(&d.ledger);
         stop_done(&d.stop);
         return ret;
 }

@@ -706,6 +706,7 @@ int job_run(struct job *j, const struct config *c) {
         _cleanup_(closep) int lock_fd = -1;
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct reserve_run *reserves = NULL;
+        _cleanup_(freep) uint64_t *before = NULL;
         struct topology topo = {};
         struct kernel_caps caps = {};
         struct plan plan = {};
@@ -739,10 +740,15 @@ int job_run(struct job *j, const struct config *c) {
         lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &ret);
         if (lock_fd < 0)
                 goto out;
+        /* under the lock: what the pools hold now is what this fill starts from */
+        if (j->ledger && ledger_read_pools(j->rootfd, &topo, &before) < 0)
+                log_warning("Out of memory: ReleaseOnStop= will not give back what this fill adds");
         start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
         if (j->record)
                 j->record->elapsed_ns = now_ns() - start;
+        if (before)
+                ledger_count_fill(j->rootfd, j->ledger, &topo, before);
 out:
         report_flush(j);
         if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))

@@ -190,23 +190,12 @@ static void carry_counters(int rootfd, struct fill_record *rec) {
         fill_record_done(&old);
 }
 
-static int record_write(int rootfd, const struct fill_record *rec) {
-        _cleanup_(closep) int dirfd = -1;
-        _cleanup_(freep) char *text = NULL;
-        size_t len = 0;
-        FILE *f;
-        int r;
+static int format_record(FILE *f, const void *rec) {
+        return fill_record_write(f, rec);
+}
 
-        dirfd = rundir_open(rootfd);
-        if (dirfd < 0)
-                return dirfd;
-        f = open_memstream(&text, &len);
-        if (!f)
-                return -errno;
-        r = fill_record_write(f, rec);
-        if (fclose(f) != 0 && r >= 0)
-                r = -EIO;
-        return r < 0 ? r : replace_file_at(dirfd, METRICS_RECORD_NAME, text, len, false);
+static int record_write(int rootfd, const struct fill_record *rec) {
+        return rundir_replace(rootfd, METRICS_RECORD_NAME, format_record, rec);
 }
 
 int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot) {
@@ -233,18 +222,44 @@ int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, st
         return metrics_write_atomic(path, text, len, e);
 }
 
-int metrics_print(int rootfd, FILE *f) {
-        _cleanup_(freep) char *text = NULL;
+/* The pools now and the last fill recorded (if any), rendered. */
+static int render_recorded(int rootfd, char **ret, size_t *ret_len) {
         struct fill_record rec = {};
-        bool have;
-        size_t len = 0;
+        bool have = metrics_record_read(rootfd, &rec) >= 0;
+        int r = render(rootfd, have ? &rec : NULL, ret, ret_len);
+
+        fill_record_done(&rec);
+        return r;
+}
+
+int metrics_refresh_file(int rootfd, const char *path, struct error *e) {
+        _cleanup_(freep) char *text = NULL, *old = NULL;
+        _cleanup_(closep) int dirfd = -1;
+        const char *name;
+        size_t len = 0, old_len = 0;
         int r;
 
-        have = metrics_record_read(rootfd, &rec) >= 0;
-        r = render(rootfd, have ? &rec : NULL, &text, &len);
+        r = render_recorded(rootfd, &text, &len);
+        if (r < 0)
+                return error_set(e, r, "%s: %s", path, strerror(-r));
+        dirfd = metrics_dir_open(path, &name, e);
+        if (dirfd < 0)
+                return dirfd;
+        /* what node_exporter reads already: not written again (no rename every interval) */
+        if (read_full_file_at(dirfd, name, 1024 * 1024, &old, &old_len) >= 0 && old_len == len &&
+            memcmp(old, text, len) == 0)
+                return 0;
+        r = replace_file_at(dirfd, name, text, len, true);
+        return r < 0 ? error_set(e, r, "%s: %s", path, strerror(-r)) : 1;
+}
+
+int metrics_print(int rootfd, FILE *f) {
+        _cleanup_(freep) char *text = NULL;
+        size_t len = 0;
+        int r = render_recorded(rootfd, &text, &len);
+
         if (r >= 0 && fwrite(text, 1, len, f) != len)
                 r = -EIO;
-        fill_record_done(&rec);
         return r;
 }
 

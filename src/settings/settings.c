@@ -35,6 +35,11 @@ static int parse_percent(const char *value, void *field) {
         return parse_uint_range(digits, 1, 100, field);
 }
 
+/* seconds, 0 (off) to a day */
+static int parse_interval(const char *value, void *field) {
+        return parse_uint_range(value, 0, 86400, field);
+}
+
 static int parse_yes_no(const char *value, void *field) {
         return parse_bool(value, field);
 }
@@ -79,6 +84,8 @@ const struct setting settings_table[] = {
         { "ReleaseOnStop", NULL, NULL, 0, false, "yes or no", parse_yes_no, FIELD(release_on_stop) },
         { "MetricsFile", NULL, "metrics-file", 0, false, "empty or an absolute file path", parse_metrics_file,
           FIELD(metrics_file) },
+        { "MetricsInterval", NULL, NULL, 0, false, "seconds from 0 to 86400", parse_interval,
+          FIELD(metrics_interval_s) },
 };
 const size_t settings_count = ELEMENTSOF(settings_table);
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # hpfilld bench: a table (or JSON) with every method and thread count, each row printed as it
 # is measured, a recommendation and why the winner won, and the pools exactly as found
-# afterwards, also with surplus pages a workload holds; as a user it says it needs root.
+# afterwards, also with surplus pages a workload holds; as a user it says it needs root; it
+# waits for the host lock as a fill does.
 . "$(dirname "$0")/lib.sh"
 
 pool2m_set 5
@@ -94,6 +95,38 @@ expect_rc 0 "$HPFILLD" bench --size 32M --runs 1
 hold_release
 echo "$oc_found" >$HP/hugepages-2048kB/nr_overcommit_hugepages
 pool2m_set 5
+
+# the host lock, as a fill takes it: held by another (here this shell, through fd 7), the bench
+# waits and says so, gives up after --lock-timeout having changed nothing, and once the lock
+# is let go it runs and puts the pools back
+before=$(snapshot)
+mkdir -p /run/hpfilld
+# the lock file as hpfilld makes it (mode 0600: one of another mode is made anew)
+old_umask=$(umask)
+umask 077
+exec 7>>/run/hpfilld/lock
+umask "$old_umask"
+flock 7
+expect_rc 1 "$HPFILLD" bench --size 32M --runs 1 --lock-timeout 1
+expect_in "$WORK/err" "^hpfilld: Another fill is running: .*; waiting up to 1 s"
+expect_in "$WORK/err" "^hpfilld: Gave up after 1 s: the fill of .* still runs"
+! grep -q "Measuring" "$WORK/err" || fail "the bench ran without the host lock: $(cat "$WORK/err")"
+[ "$(snapshot)" = "$before" ] || fail "the bench that gave up changed the pools: $(diff <(echo "$before") <(snapshot))"
+"$HPFILLD" bench --size 32M --runs 1 >"$WORK/locked.out" 2>"$WORK/locked.err" 7>&- &
+locked=$!
+for _ in $(seq 300); do # until it says it waits, at most 30 s
+        grep -q "Another fill is running" "$WORK/locked.err" && break
+        kill -0 "$locked" 2>/dev/null || break
+        sleep 0.1
+done
+expect_in "$WORK/locked.err" "^hpfilld: Another fill is running: .*; waiting up to 60 s"
+! grep -q "Measuring" "$WORK/locked.err" || fail "the bench ran while the lock was held"
+[ "$(snapshot)" = "$before" ] || fail "the waiting bench changed the pools"
+exec 7>&-
+wait "$locked" || fail "the bench failed once the lock was let go: $(cat "$WORK/locked.err")"
+expect_in "$WORK/locked.err" "The other fill has ended, going on"
+expect_in "$WORK/locked.out" "^Recommended: Mode="
+[ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
 
 # as a user: it needs root, and says so; nothing changes
 expect_rc 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" bench --size 32M --runs 1

@@ -89,11 +89,24 @@ wait_value() {
         done
         fail "$2 did not become $3 in $1 within 30 s"
 }
+mkdir -p "$root/etc/hpfilld.conf.d"
+printf '[Fill]\nMetricsInterval=1\n' >"$root/etc/hpfilld.conf.d/interval.conf"
 "$HPFILLD" --root "$root" --pool "2M:node$first=34" --metrics-file "$textdir/daemon.prom" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 EXTRA_CLEANUP="kill \$DAEMON_PID 2>/dev/null; $EXTRA_CLEANUP"
 wait_value "$textdir/daemon.prom" hpfilld_fills_total 3
 expect_value "$textdir/daemon.prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" 34
+# the file follows the pool between fills (MetricsInterval=): given back behind the daemon's
+# back, then some pages added by hand; the target stays the last fill's
+pages="hpfilld_pool_pages{size=\"2M\",node=\"$first\"}"
+echo 0 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+wait_value "$textdir/daemon.prom" "$pages" 0
+expect_value "$textdir/daemon.prom" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" 34
+expect_value "$textdir/daemon.prom" hpfilld_fills_total 3
+echo 12 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+wait_value "$textdir/daemon.prom" "$pages" 12
+promtool check metrics <"$textdir/daemon.prom" || fail "promtool check metrics rejects the refreshed file"
+echo "ok: the daemon's file follows the pool given back (0) and grown by hand (12) between fills"
 kill -HUP "$DAEMON_PID"
 wait_value "$textdir/daemon.prom" hpfilld_fills_total 4
 promtool check metrics <"$textdir/daemon.prom" || fail "promtool check metrics rejects the daemon's file"
@@ -101,7 +114,7 @@ kill -TERM "$DAEMON_PID"
 rc=0
 wait "$DAEMON_PID" || rc=$?
 [ "$rc" = 0 ] || { cat "$WORK/daemon.log"; fail "the daemon exited $rc on SIGTERM"; }
-rm "$textdir/daemon.prom"
+rm "$textdir/daemon.prom" "$root/etc/hpfilld.conf.d/interval.conf"
 echo "ok: the daemon writes the file after its first fill and after a reload"
 
 ### a real node_exporter serves the file

@@ -58,6 +58,7 @@ expect "--release --reserve --root" hpfilld --r
 # the verbs' own options, and no verb in the middle of options
 expect "--format" hpfilld status --fo
 expect "--page-size" hpfilld bench --pa
+expect "--lock-timeout" hpfilld bench --lock
 expect "" hpfilld --once st
 expect "json prometheus text" hpfilld status --format ""
 expect "prometheus" hpfilld status --format = pr

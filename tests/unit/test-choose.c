@@ -100,6 +100,7 @@ struct sim {
         unsigned stop_after_runs;
         int hvo[2];
         double write_ns; /* what a sysfs write costs on top of its pages */
+        bool free_pages[2]; /* the node has free pages that are not the fill's: never faulted */
 };
 
 static int sim_run(void *u, enum fill_mode m, const struct plan_pool *seg, struct measure_result *res) {
@@ -119,6 +120,7 @@ static int sim_run(void *u, enum fill_mode m, const struct plan_pool *seg, struc
 
                 if (n->action == PLAN_GROW) {
                         CHECK_EQ(n->now, s->nr[n->node]);
+                        CHECK(m != FILL_MODE_FAULT || !s->free_pages[n->node]);
                         got = MIN(n->target - n->now, s->cap[n->node] - s->nr[n->node]);
                 }
                 s->nr[n->node] += got;
@@ -132,6 +134,11 @@ static int sim_run(void *u, enum fill_mode m, const struct plan_pool *seg, struc
         res->elapsed_ns = (uint64_t) (m == FILL_MODE_FAULT ? most : sum);
         res->threads = m == FILL_MODE_FAULT ? seg->threads : 1;
         return 0;
+}
+
+static bool sim_clear_for_fault(void *u, size_t i, uint64_t *now) {
+        struct sim *s = u;
+        return !s->free_pages[i];
 }
 
 static int sim_hvo(void *u) {
@@ -148,7 +155,7 @@ static int sim_fill(struct sim *s, size_t n, uint64_t pages, enum fill_mode pref
                 .rule = { .candidates = { FILL_MODE_SYSFS, FILL_MODE_FAULT }, .n = 2, .prefer = prefer, .why = "test" },
                 .nodes = nodes, .n_nodes = n,
         };
-        struct measure_ops ops = { sim_run, sim_hvo, s };
+        struct measure_ops ops = { sim_run, sim_hvo, s, false, 0, 0, sim_clear_for_fault };
 
         for (size_t i = 0; i < n; i++) {
                 nodes[i] = (struct plan_node) { .node = (unsigned) i, .node_idx = i, .now = s->nr[i],
@@ -270,6 +277,22 @@ TEST(test_zeroing_kernel) {
         CHECK(s.pages[FILL_MODE_FAULT] > 39000);
         CHECK_EQ(o.threads, 2u);
         CHECK_STR_CONTAINS(o.choice.why, "measured fault");
+
+        /* The same kernel, the nodes with free pages that are not the fill's: never faulted, not
+         * even to measure (a fault takes free pages first), so fault is not probed and says why;
+         * with one such node, the other is measured, and the pool carries on by sysfs. */
+        s = (struct sim) { .rate = { { 0, 3000, 12000 } }, .free_pages = { true, true } };
+        CHECK_EQ(sim_fill(&s, 2, 20000, FILL_MODE_FAULT, &o, after), 0);
+        CHECK_EQ(after[0], 20000);
+        CHECK_EQ(after[1], 20000);
+        CHECK_EQ(o.choice.method, FILL_MODE_SYSFS);
+        CHECK_EQ(s.runs[FILL_MODE_FAULT], 0u);
+        CHECK_STR_CONTAINS(o.choice.why, "fault not probed: the pool has free pages a fault would take");
+        s = (struct sim) { .rate = { { 0, 3000, 12000 } }, .free_pages = { true, false } };
+        CHECK_EQ(sim_fill(&s, 2, 20000, FILL_MODE_FAULT, &o, after), 0);
+        CHECK_EQ(after[1], 20000);
+        CHECK(s.runs[FILL_MODE_FAULT] > 0);
+        CHECK_EQ(o.choice.method, FILL_MODE_SYSFS);
 }
 
 TEST(test_short_fill) {

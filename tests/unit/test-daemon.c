@@ -54,43 +54,7 @@ TEST(test_notify_without_socket) {
         CHECK_EQ(notify_watchdog_usec(), 0);
 }
 
-/* ReleaseOnStop=: each pool back to the persistent pages found (a workload's 4 surplus pages
- * are not counted: written back, they would become persistent); one that could not be read is
- * left alone, never taken "down to 0". */
-TEST(test_release_on_stop) {
-        static const unsigned sizes[] = { 2048, 0 };
-        struct fake_root r;
-        struct topology t = {};
-        struct config c = CONFIG_INIT;
-        struct pool_spec ps;
-        struct error e = {};
-        uint64_t found[2];
-
-        fake_root_new(&r);
-        fake_numa_machine(&r, 2, 4096, 0, sizes);
-        fake_set_node_pool(&r, 0, 2048, 10, 6);
-        fake_write(&r, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/surplus_hugepages", "4\n");
-        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
-        CHECK_EQ(unlinkat(r.fd, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", 0), 0);
-        daemon_pools_found(r.fd, &t, found);
-        CHECK_EQ(found[0], 6);
-        CHECK_EQ(found[1], DAEMON_FOUND_UNKNOWN);
-
-        /* the fills added 50 on node0; node1 holds 40 the daemon cannot say it added */
-        fake_set_node_pool(&r, 0, 2048, 60, 60);
-        fake_set_node_pool(&r, 1, 2048, 40, 40);
-        CHECK_EQ(parse_pool_spec("2M:100", &ps, &e), 0);
-        CHECK_EQ(config_put_pool(&c, &ps), 0);
-        daemon_pools_release(r.fd, &t, &c, found);
-        CHECK_EQ(fake_node_nr(&r, 0, 2048), 6);
-        CHECK_EQ(fake_node_nr(&r, 1, 2048), 40);
-        config_done(&c);
-        topology_done(&t);
-        fake_root_free(&r);
-}
-
 int main(void) {
-        RUN(test_release_on_stop);
         RUN(test_uevents);
         RUN(test_uevent_sender);
         RUN(test_notify_without_socket);

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of the Prometheus formatter, the fill record's text form and MetricsFile=. */
 #include <errno.h>
+#include <sys/stat.h>
 
+#include "fake-root.h"
 #include "service/metrics.h"
+#include "service/metrics_out.h"
+#include "util/fileio.h"
 #include "settings/conf.h"
 #include "test.h"
 
@@ -220,6 +224,52 @@ TEST(test_metrics_file_setting) {
         }
         CHECK_EQ(config_check_metrics_file(""), 0);
         CHECK_EQ(config_check_metrics_file("/a\nb"), -EINVAL);
+
+        /* MetricsInterval=: 15 s unless set; 0 (fills only) to a day */
+        c = (struct config) CONFIG_INIT;
+        CHECK_EQ(c.metrics_interval_s, 15);
+        CHECK_EQ(config_parse_text(&c, "t.conf", "[Fill]\nMetricsInterval=0\n", 25, &e), 0);
+        CHECK_EQ(c.metrics_interval_s, 0);
+        config_done(&c);
+        for (size_t i = 0; i < 3; i++) {
+                static const char *const worse[] = { "[Fill]\nMetricsInterval=-1\n", "[Fill]\nMetricsInterval=86401\n",
+                                                     "[Fill]\nMetricsInterval=15s\n" };
+                struct config b = CONFIG_INIT;
+
+                CHECK_EQ(config_parse_text(&b, "t.conf", worse[i], strlen(worse[i]), &e), -EINVAL);
+                CHECK_STR_CONTAINS(e.msg, "MetricsInterval= must be seconds from 0 to 86400");
+                config_done(&b);
+        }
+}
+
+/* The daemon's MetricsInterval= refresh: the pools as they are now, written only when the text
+ * changes (the same file, not renamed over, when nothing moved). */
+TEST(test_refresh) {
+        static const unsigned sizes[] = { 2048, 0 };
+        struct fake_root r;
+        struct stat a, b;
+        struct error e = {};
+        char path[512], *text = NULL;
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 1, 4096, 0, sizes);
+        fake_set_node_pool(&r, 0, 2048, 32, 32);
+        (void) snprintf(path, sizeof(path), "%s/hpfilld.prom", r.path);
+        CHECK_EQ(metrics_refresh_file(r.fd, path, &e), 1);
+        CHECK_EQ(read_full_file_at(r.fd, "hpfilld.prom", 1 << 20, &text, NULL), 0);
+        check_line(text, "hpfilld_pool_pages{size=\"2M\",node=\"0\"} 32");
+        free(text);
+        CHECK_EQ(stat(path, &a), 0);
+        CHECK_EQ(metrics_refresh_file(r.fd, path, &e), 0);
+        CHECK_EQ(stat(path, &b), 0);
+        CHECK_EQ(a.st_ino, b.st_ino);
+        /* given back */
+        fake_set_node_pool(&r, 0, 2048, 0, 0);
+        CHECK_EQ(metrics_refresh_file(r.fd, path, &e), 1);
+        CHECK_EQ(read_full_file_at(r.fd, "hpfilld.prom", 1 << 20, &text, NULL), 0);
+        check_line(text, "hpfilld_pool_pages{size=\"2M\",node=\"0\"} 0");
+        free(text);
+        fake_root_free(&r);
 }
 
 /* Labels from files others may write (a journal entry's name, a reservation's): no control
@@ -266,6 +316,7 @@ int main(void) {
         RUN(test_record_refuses_controls);
         RUN(test_format_journal_escaped);
         RUN(test_format);
+        RUN(test_refresh);
         RUN(test_format_no_fill);
         RUN(test_record_roundtrip);
         RUN(test_record_bad);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* ReleaseOnStop='s ledger: the pages the daemon's fills added to each pool (page size, node)
+ * that nobody has taken since, kept in /run/hpfilld/ledger across reloads and restarts (until
+ * the boot ends, as the pages do), and given back at a stop: never more than that. */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernel/topology.h"
+
+#define LEDGER_NAME "ledger"
+#define LEDGER_FILE "run/hpfilld/" LEDGER_NAME
+
+struct ledger_entry {
+        uint64_t page_size;
+        unsigned node;
+        uint64_t ours; /* persistent pages the fills added, as far as nobody took them since */
+        uint64_t last; /* the pool's persistent pages when last seen */
+};
+
+struct ledger {
+        struct ledger_entry *entries;
+        size_t n;
+};
+
+/* Pure. The pool was seen at @now persistent pages: if it holds fewer than when last seen,
+ * somebody took pages, and they count as ours first (what is given back is then never more
+ * than is ours); more are somebody else's (an admin's echo). */
+int ledger_seen(struct ledger *l, uint64_t page_size, unsigned node, uint64_t now);
+/* Pure. A fill took the pool from @before to @after persistent pages (both seen under the host
+ * lock): what it added is ours; what a --shrink fill gave back leaves ours first. */
+int ledger_filled(struct ledger *l, uint64_t page_size, unsigned node, uint64_t before, uint64_t after);
+/* Pure. The text form, one line "PAGE_SIZE NODE OURS LAST" per pool that has pages of ours, and
+ * back; -EBADMSG on anything else. */
+int ledger_format(FILE *f, const struct ledger *l);
+int ledger_parse(const char *text, struct ledger *ret);
+
+/* Reads LEDGER_FILE; a missing one is an empty ledger. */
+int ledger_load(int rootfd, struct ledger *ret);
+int ledger_save(int rootfd, const struct ledger *l);
+/* The persistent pages of every pool of @t (size-major), UINT64_MAX where unreadable. */
+int ledger_read_pools(int rootfd, const struct topology *t, uint64_t **ret);
+/* After a fill, with @before from ledger_read_pools() under the same host lock: each pool seen
+ * at @before, then filled to what it holds now. */
+void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, const uint64_t *before);
+/* ReleaseOnStop=: every pool with pages of ours, configured now or not, gives them back: the
+ * free ones leave now, ours in use become surplus and leave when freed; one line per pool in the
+ * log. What could not be given back stays in the ledger (and its file). */
+void ledger_release(int rootfd, struct ledger *l);
+void ledger_done(struct ledger *l);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* ReleaseOnStop='s ledger of the pages the daemon's fills added, per pool. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fill/rundir.h"
+#include "kernel/pool.h"
+#include "service/ledger.h"
+#include "util/fileio.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/number.h"
+#include "util/shown.h"
+
+static struct ledger_entry *entry(struct ledger *l, uint64_t page_size, unsigned node, bool add) {
+        struct ledger_entry *e;
+
+        for (size_t i = 0; i < l->n; i++)
+                if (l->entries[i].page_size == page_size && l->entries[i].node == node)
+                        return &l->entries[i];
+        if (!add)
+                return NULL;
+        e = realloc(l->entries, (l->n + 1) * sizeof(*e));
+        if (!e)
+                return NULL;
+        l->entries = e;
+        e = &l->entries[l->n++];
+        *e = (struct ledger_entry) { .page_size = page_size, .node = node };
+        return e;
+}
+
+static void entry_seen(struct ledger_entry *e, uint64_t now) {
+        if (now < e->last)
+                e->ours -= MIN(e->ours, e->last - now);
+        e->last = now;
+}
+
+int ledger_seen(struct ledger *l, uint64_t page_size, unsigned node, uint64_t now) {
+        struct ledger_entry *e = entry(l, page_size, node, false);
+
+        if (e)
+                entry_seen(e, now);
+        return 0;
+}
+
+int ledger_filled(struct ledger *l, uint64_t page_size, unsigned node, uint64_t before, uint64_t after) {
+        struct ledger_entry *e;
+
+        (void) ledger_seen(l, page_size, node, before);
+        e = entry(l, page_size, node, after > before);
+        if (!e)
+                return after > before ? -ENOMEM : 0;
+        if (after > before)
+                e->ours += after - before;
+        else
+                e->ours -= MIN(e->ours, before - after);
+        e->last = after;
+        return 0;
+}
+
+int ledger_format(FILE *f, const struct ledger *l) {
+        for (size_t i = 0; i < l->n; i++)
+                if (l->entries[i].ours > 0)
+                        fprintf(f, "%" PRIu64 " %u %" PRIu64 " %" PRIu64 "\n", l->entries[i].page_size,
+                                l->entries[i].node, l->entries[i].ours, l->entries[i].last);
+        return ferror(f) ? -EIO : 0;
+}
+
+int ledger_parse(const char *text, struct ledger *ret) {
+        struct ledger l = {};
+
+        for (const char *p = text; *p;) {
+                struct ledger_entry v, *e;
+                size_t n = strcspn(p, "\n");
+                char line[128];
+                int used = 0;
+
+                if (p[n] != '\n' || n >= sizeof(line))
+                        goto bad;
+                memcpy(line, p, n);
+                line[n] = 0;
+                if (sscanf(line, "%" SCNu64 " %u %" SCNu64 " %" SCNu64 "%n", &v.page_size, &v.node, &v.ours, &v.last,
+                           &used) != 4 ||
+                    (size_t) used != n || line[0] < '0' || line[0] > '9' || v.ours > v.last ||
+                    entry(&l, v.page_size, v.node, false))
+                        goto bad;
+                e = entry(&l, v.page_size, v.node, true);
+                if (!e) {
+                        ledger_done(&l);
+                        return -ENOMEM;
+                }
+                *e = v;
+                p += n + 1;
+        }
+        *ret = l;
+        return 0;
+bad:
+        ledger_done(&l);
+        return -EBADMSG;
+}
+
+int ledger_load(int rootfd, struct ledger *ret) {
+        _cleanup_(freep) char *text = NULL;
+        int r = read_full_file_at(rootfd, LEDGER_FILE, 64 * 1024, &text, NULL);
+
+        if (r == -ENOENT) {
+                *ret = (struct ledger) {};
+                return 0;
+        }
+        return r < 0 ? r : ledger_parse(text, ret);
+}
+
+static int format_any(FILE *f, const void *l) {
+        return ledger_format(f, l);
+}
+
+int ledger_save(int rootfd, const struct ledger *l) {
+        return rundir_replace(rootfd, LEDGER_NAME, format_any, l);
+}
+
+int ledger_read_pools(int rootfd, const struct topology *t, uint64_t **ret) {
+        uint64_t *p = calloc(t->n_page_sizes * t->n_nodes + 1, sizeof(*p));
+
+        if (!p)
+                return -ENOMEM;
+        for (size_t s = 0; s < t->n_page_sizes; s++)
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        if (pool_read_persistent(rootfd, t, t->nodes[i].id, t->page_sizes[s], &p[s * t->n_nodes + i]) < 0)
+                                p[s * t->n_nodes + i] = UINT64_MAX;
+        *ret = p;
+        return 0;
+}
+
+void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, const uint64_t *before) {
+        _cleanup_(freep) uint64_t *after = NULL;
+        int r = ledger_read_pools(rootfd, t, &after);
+
+        for (size_t k = 0; r >= 0 && k < t->n_page_sizes * t->n_nodes; k++)
+                /* a pool that could not be read counts nothing: ours are never guessed */
+                if (before[k] != UINT64_MAX && after[k] != UINT64_MAX)
+                        r = ledger_filled(l, t->page_sizes[k / t->n_nodes], t->nodes[k % t->n_nodes].id, before[k],
+                                          after[k]);
+        if (r >= 0)
+                r = ledger_save(rootfd, l);
+        if (r < 0)
+                log_warning_errno(r, "Cannot keep the pages this fill added in %s/" LEDGER_FILE
+                                     ": %m; ReleaseOnStop= will not give them back",
+                                  shown_root());
+}
+
+/* One pool, back by ours: a write of its persistent count less them. The kernel frees free pages
+ * only (set_max_huge_pages()); ours in use become surplus and leave the pool when their user
+ * frees them, so no mapping loses a page. What it did is read back. */
+static void release_one(int rootfd, const struct topology *t, struct ledger_entry *e) {
+        struct pool_counts now, after;
+        char name[32];
+        int r;
+
+        r = pool_read_counts(rootfd, t, e->node, e->page_size, &now);
+        if (r >= 0) {
+                entry_seen(e, pool_counts_persistent(&now));
+                if (e->ours == 0) {
+                        log_info("ReleaseOnStop=: %s pool of node%u: the pages hpfilld added were taken since, none "
+                                 "to give back", page_size_name(e->page_size, name), e->node);
+                        return;
+                }
+                r = pool_write_nr(rootfd, t, e->node, e->page_size, e->last - e->ours);
+        }
+        if (r >= 0)
+                r = pool_read_counts(rootfd, t, e->node, e->page_size, &after);
+        if (r < 0) {
+                log_warning_errno(r, "ReleaseOnStop=: cannot give back the %s pool of node%u: %m",
+                                  page_size_name(e->page_size, name), e->node);
+                return;
+        }
+        if (after.surplus > now.surplus)
+                log_notice("ReleaseOnStop=: %s pool of node%u: %" PRIu64 " pages given back; %" PRIu64
+                           " in use are surplus now and leave the pool when freed",
+                           page_size_name(e->page_size, name), e->node, now.nr > after.nr ? now.nr - after.nr : 0,
+                           after.surplus - now.surplus);
+        else
+                log_info("ReleaseOnStop=: %s pool of node%u: %" PRIu64 " pages given back",
+                         page_size_name(e->page_size, name), e->node, now.nr > after.nr ? now.nr - after.nr : 0);
+        entry_seen(e, pool_counts_persistent(&after));
+}
+
+void ledger_release(int rootfd, struct ledger *l) {
+        struct topology t = {};
+        struct error e = {};
+        int r;
+
+        r = topology_read(rootfd, &t, &e);
+        if (r < 0) {
+                log_warning_errno(r, "ReleaseOnStop=: cannot read the machine (%s): nothing given back", e.msg);
+                return;
+        }
+        for (size_t i = 0; i < l->n; i++)
+                if (l->entries[i].ours > 0 && topology_has_page_size(&t, l->entries[i].page_size))
+                        release_one(rootfd, &t, &l->entries[i]);
+        r = ledger_save(rootfd, l);
+        if (r < 0)
+                log_warning_errno(r, "Cannot update %s/" LEDGER_FILE ": %m, ignoring", shown_root());
+        topology_done(&t);
+}
+
+void ledger_done(struct ledger *l) {
+        free(l->entries);
+        *l = (struct ledger) {};
+}

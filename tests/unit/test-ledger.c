@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* ReleaseOnStop='s ledger: what the fills added and nobody took since, its file, and the give
+ * back on a fake tree (free pages only, every pool with pages of ours). */
+#include "fake-root.h"
+#include "service/ledger.h"
+#include "util/fileio.h"
+#include "test.h"
+
+#define M2 (UINT64_C(2) << 20)
+#define G1 (UINT64_C(1) << 30)
+
+static uint64_t ours(struct ledger *l, uint64_t page_size, unsigned node) {
+        for (size_t i = 0; i < l->n; i++)
+                if (l->entries[i].page_size == page_size && l->entries[i].node == node)
+                        return l->entries[i].ours;
+        return 0;
+}
+
+TEST(test_arithmetic) {
+        struct ledger l = {};
+
+        /* a fill adds 10 to the 4 found */
+        CHECK_EQ(ledger_filled(&l, M2, 0, 4, 14), 0);
+        CHECK_EQ(ours(&l, M2, 0), 10);
+        /* an admin adds 5: theirs */
+        CHECK_EQ(ledger_seen(&l, M2, 0, 19), 0);
+        CHECK_EQ(ours(&l, M2, 0), 10);
+        /* a refill that finds the pool as it left it adds nothing */
+        CHECK_EQ(ledger_filled(&l, M2, 0, 19, 19), 0);
+        CHECK_EQ(ours(&l, M2, 0), 10);
+        /* 7 taken: ours first */
+        CHECK_EQ(ledger_seen(&l, M2, 0, 12), 0);
+        CHECK_EQ(ours(&l, M2, 0), 3);
+        /* a --shrink fill gives back 5: ours first, never below 0 */
+        CHECK_EQ(ledger_filled(&l, M2, 0, 12, 7), 0);
+        CHECK_EQ(ours(&l, M2, 0), 0);
+        /* a pool never filled is not in it; a fill that shrinks it adds no entry */
+        CHECK_EQ(ledger_filled(&l, G1, 0, 3, 1), 0);
+        CHECK_EQ(ours(&l, G1, 0), 0);
+        CHECK_EQ(l.n, 1);
+        ledger_done(&l);
+}
+
+TEST(test_text) {
+        struct ledger l = {}, back = {};
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+        static const char *const bad[] = {
+                "2097152 0 10\n", "2097152 0 10 14", "2097152 0 10 14 1\n", "x 0 1 1\n", "2097152 0 15 14\n",
+                "2097152 0 1 2\n2097152 0 1 2\n", " 2097152 0 1 2\n",
+        };
+
+        CHECK_EQ(ledger_filled(&l, M2, 0, 4, 14), 0);
+        CHECK_EQ(ledger_filled(&l, M2, 1, 0, 0), 0);
+        CHECK_EQ(ledger_filled(&l, G1, 1, 0, 2), 0);
+        f = open_memstream(&text, &len);
+        CHECK(f);
+        CHECK_EQ(ledger_format(f, &l), 0);
+        CHECK_EQ(fclose(f), 0);
+        CHECK(strcmp(text, "2097152 0 10 14\n1073741824 1 2 2\n") == 0);
+        CHECK_EQ(ledger_parse(text, &back), 0);
+        CHECK_EQ(back.n, 2);
+        CHECK_EQ(ours(&back, M2, 0), 10);
+        CHECK_EQ(ours(&back, G1, 1), 2);
+        ledger_done(&back);
+        CHECK_EQ(ledger_parse("", &back), 0);
+        CHECK_EQ(back.n, 0);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                CHECK_EQ(ledger_parse(bad[i], &back), -EBADMSG);
+        free(text);
+        ledger_done(&l);
+}
+
+/* The give back: node0 gives back its 10 (the admin's 5 stay); node1 has 10 of ours, 7 taken
+ * since (3 left); the 1G pool, no longer configured, gives back its 1; node1's 2M pool of a
+ * kernel that refuses the write keeps its pages in the ledger, in the file for the next daemon. */
+TEST(test_release) {
+        static const unsigned sizes[] = { 2048, 1048576, 0 };
+        struct fake_root r;
+        struct ledger l = {}, kept = {};
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 2, 4096, 0, sizes);
+        CHECK_EQ(ledger_filled(&l, M2, 0, 0, 10), 0);
+        CHECK_EQ(ledger_filled(&l, M2, 1, 0, 10), 0);
+        CHECK_EQ(ledger_filled(&l, G1, 0, 0, 1), 0);
+        CHECK_EQ(ledger_filled(&l, M2, 2, 0, 10), 0);
+        fake_set_node_pool(&r, 0, 2048, 15, 15);
+        fake_set_node_pool(&r, 1, 2048, 3, 3);
+        fake_set_node_pool(&r, 0, 1048576, 1, 1);
+        ledger_release(r.fd, &l);
+        CHECK_EQ(fake_node_nr(&r, 0, 2048), 5);
+        CHECK_EQ(fake_node_nr(&r, 1, 2048), 0);
+        CHECK_EQ(fake_node_nr(&r, 0, 1048576), 0);
+        /* node2 is gone (hot-removed): its pages stay counted */
+        CHECK_EQ(ledger_load(r.fd, &kept), 0);
+        CHECK_EQ(kept.n, 1);
+        CHECK_EQ(ours(&kept, M2, 2), 10);
+        ledger_done(&kept);
+        ledger_done(&l);
+        fake_root_free(&r);
+}
+
+/* A pool that cannot be read is left alone, and keeps its pages in the ledger. */
+TEST(test_release_unreadable) {
+        static const unsigned sizes[] = { 2048, 0 };
+        struct fake_root r;
+        struct ledger l = {};
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 1, 4096, 0, sizes);
+        CHECK_EQ(ledger_filled(&l, M2, 0, 0, 10), 0);
+        fake_set_node_pool(&r, 0, 2048, 10, 10);
+        CHECK_EQ(unlinkat(r.fd, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages", 0), 0);
+        ledger_release(r.fd, &l);
+        CHECK_EQ(fake_node_nr(&r, 0, 2048), 10);
+        CHECK_EQ(ours(&l, M2, 0), 10);
+        ledger_done(&l);
+        fake_root_free(&r);
+}
+
+int main(void) {
+        RUN(test_arithmetic);
+        RUN(test_text);
+        RUN(test_release);
+        RUN(test_release_unreadable);
+        return 0;
+}
