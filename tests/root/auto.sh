@@ -5,6 +5,7 @@
 # kernel command line (a private mount namespace); with HVO off it measures too. Counts as asked,
 # nothing left behind (surplus, reservations, overcommit).
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 HVO=/proc/sys/vm/hugetlb_optimize_vmemmap
 [ -w "$HVO" ] || { echo "SKIP: no writable $HVO on this kernel"; exit 77; }

@@ -56,7 +56,7 @@ expect_in "$WORK/err" "^hpfilld: Measuring fault, 1 thread per node: run 1 of 1$
 
 # each row as it is measured: the first row comes through the pipe while the bench waits (a
 # test hook) with the rest still to measure
-if [ "${HPFILLD_TEST_HOOKS:-}" = yes ]; then
+if have_test_hooks; then
         FIFO="$WORK/bench.fifo"
         mkfifo "$FIFO"
         coproc BENCH { HPFILLD_TEST_BENCH_PAUSE_FIFO="$FIFO" "$HPFILLD" bench --size 32M --runs 1 2>"$WORK/bench.err"; }
@@ -81,6 +81,8 @@ if [ "${HPFILLD_TEST_HOOKS:-}" = yes ]; then
         expect_in "$WORK/bench.out" "^fault +1 +"
         expect_in "$WORK/bench.out" "^Recommended: Mode="
         [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
+else
+        echo "skip: the bench paused after its first row (built without -Dtest-hooks=true)"
 fi
 
 # surplus pages a workload holds are not the bench's: not counted, and surplus again after

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # SIGINT mid-fill: the fill stops between steps, reports what it did, exits 1; pages stay.
 # before lib.sh, which saves the pools: a skip touches nothing
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
+need_test_hooks
 . "$(dirname "$0")/lib.sh"
 
 nodes=$(mem_nodes)

@@ -6,6 +6,7 @@
 # still runs. Mid-fill by a FIFO
 # rendezvous; the kill while the fill waits there.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)

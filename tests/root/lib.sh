@@ -18,6 +18,15 @@ fi
 [ -d "$HP/hugepages-2048kB" ] || { echo "SKIP: no 2 MiB huge pages on this kernel"; exit 77; }
 : "${HPFILLD:?HPFILLD must name the hpfilld binary}"
 
+# have_test_hooks: whether the binary was built with -Dtest-hooks=true (HPFILLD_TEST_* hooks;
+# tests/meson.build says so in HPFILLD_TEST_HOOKS). A build without them ignores the variables:
+# a test that drives one would wait on a FIFO nobody opens, or pass without testing anything.
+have_test_hooks() { [ "${HPFILLD_TEST_HOOKS:-no}" = yes ]; }
+# need_test_hooks: skips the test (exit 77, with the reason) in a build without the hooks
+need_test_hooks() {
+        have_test_hooks || { echo "SKIP: built without -Dtest-hooks=true (the HPFILLD_TEST_* hooks this test drives)"; exit 77; }
+}
+
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
 SAVED="$WORK/saved"
 

@@ -9,7 +9,7 @@
 # memory budget (on a fake tree under --root: a real one would take gigabytes). And a fill
 # that did not wait, when another came and went between its plan and its lock.
 . "$(dirname "$0")/lib.sh"
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
+need_test_hooks
 
 G=$HP/hugepages-2048kB
 FIFO="$WORK/pause"

@@ -4,6 +4,7 @@
 # what the first left, and ends with the pools and the overcommit as they should be; it gives
 # up after --lock-timeout; --dry-run takes no lock. Mid-fill by a FIFO rendezvous.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)

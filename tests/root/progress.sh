@@ -6,6 +6,7 @@
 # and no progress line. The same fill with standard error to a file writes no progress, while
 # its ticks (-v's debug lines) show that it had the chance to. Skips without tmux.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 if ! command -v tmux >/dev/null; then
         # CI must not pass by skipping: tools/setup.sh --test installs it

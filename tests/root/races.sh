@@ -5,7 +5,7 @@
 # overcommit value ends as the admin left it, the report is true, the exit status the
 # documented one. Mid-fill by construction: test hooks in hpfilld (hpfilld(8), ENVIRONMENT).
 # before lib.sh, which saves the pools: a skip touches nothing
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
+need_test_hooks
 . "$(dirname "$0")/lib.sh"
 
 nodes=$(mem_nodes)

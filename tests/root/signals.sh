@@ -5,6 +5,7 @@
 # as found and exits 1; a closed stdout fails the report, not the fill. Mid-fill by a FIFO
 # rendezvous (HPFILLD_TEST_PAUSE_FIFO): the signal waits while the fill is paused.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
