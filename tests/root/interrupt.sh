@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # SIGINT mid-fill: the fill stops between steps, reports what it did, exits 1; pages stay.
-# before lib.sh, which saves the pools: a skip touches nothing
-need_test_hooks
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)

@@ -4,9 +4,8 @@
 # mid-fill, and a workload taking pages mid-fill: nothing a workload holds is taken, the
 # overcommit value ends as the admin left it, the report is true, the exit status the
 # documented one. Mid-fill by construction: test hooks in hpfilld (hpfilld(8), ENVIRONMENT).
-# before lib.sh, which saves the pools: a skip touches nothing
-need_test_hooks
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
