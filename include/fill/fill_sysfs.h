@@ -24,19 +24,8 @@
  * Dropping the caches (when asked) allows as many again. */
 #define SYSFS_MAX_ROUNDS 8
 
-/* How a writer reaches the kernel. The default goes to sysfs below rootfd (pool.c); unit tests
- * put a simulated kernel here to drive shortfalls and retries. */
-struct pool_ops {
-        int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret); /* persistent */
-        int (*write_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t count);
-        int (*compact)(void *userdata, unsigned node);
-        int (*drop_caches)(void *userdata);
-        void *userdata;
-};
-
 /* State shared by every writer of one fill. */
 struct fill_shared {
-        const struct pool_ops *ops; /* NULL: sysfs below rootfd */
         int rootfd;
         const struct topology *t;
         bool pin;           /* move writers to the CPUs of the node they fill */

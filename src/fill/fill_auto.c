@@ -32,7 +32,7 @@ static size_t hold_free_pages(const struct fill_shared *s, uint64_t page_size, v
         size_t len;
         void *p;
 
-        if (s->ops || pool_read_global(s->rootfd, page_size, "free_hugepages", &free_pages) < 0 ||
+        if (pool_read_global(s->rootfd, page_size, "free_hugepages", &free_pages) < 0 ||
             pool_read_global(s->rootfd, page_size, "resv_hugepages", &resv) < 0 || free_pages <= resv)
                 return 0;
         len = (size_t) ((free_pages - resv) * page_size);
@@ -46,9 +46,7 @@ static size_t hold_free_pages(const struct fill_shared *s, uint64_t page_size, v
 
 static void read_after(struct fill_shared *s, const struct plan_pool *seg, const struct pool_run *run, uint64_t *after) {
         for (size_t i = 0; i < seg->n_nodes; i++) {
-                int r = s->ops ? s->ops->read_nr(s->ops->userdata, seg->nodes[i].node, seg->page_size, &after[i])
-                               : pool_read_persistent(s->rootfd, s->t, seg->nodes[i].node, seg->page_size, &after[i]);
-                if (r < 0)
+                if (pool_read_persistent(s->rootfd, s->t, seg->nodes[i].node, seg->page_size, &after[i]) < 0)
                         after[i] = run->sysfs.after[i];
         }
 }
@@ -105,7 +103,7 @@ static int real_run(void *userdata, enum fill_mode m, const struct plan_pool *se
 static int real_hvo(void *userdata) {
         const struct real *real = userdata;
 
-        return real->shared->ops ? -1 : kernel_read_hvo(real->shared->rootfd);
+        return kernel_read_hvo(real->shared->rootfd);
 }
 
 /* Measures and fills pool @pp into @run (set up for it already). */

@@ -40,16 +40,12 @@ void sysfs_fill_done(struct sysfs_fill *f) {
 /* The node's persistent pages: what a write of nr_hugepages sets (surplus pages are promoted
  * before any is allocated, set_max_huge_pages()), and what stays when workloads exit. */
 static int read_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t *ret) {
-        if (s->ops)
-                return s->ops->read_nr(s->ops->userdata, node, page_size, ret);
         return pool_read_persistent(s->rootfd, s->t, node, page_size, ret);
 }
 
 static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t count) {
         char path[160];
 
-        if (s->ops)
-                return s->ops->write_nr(s->ops->userdata, node, page_size, count);
         if (s->global_writes) {
                 /* The only node with memory: the global file means the same and the kernel's
                  * path for it is cheaper than the node-masked one (0.5 ms on 4 GiB here). */
@@ -60,14 +56,10 @@ static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, ui
 }
 
 static int compact(struct fill_shared *s, unsigned node) {
-        if (s->ops)
-                return s->ops->compact(s->ops->userdata, node);
         return pool_compact_node(s->rootfd, s->t, node);
 }
 
 static int drop_caches(struct fill_shared *s) {
-        if (s->ops)
-                return s->ops->drop_caches(s->ops->userdata);
         return pool_drop_caches(s->rootfd);
 }
 
