@@ -30,6 +30,7 @@
 #include "config.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
+#include "kernel/host.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
 #include "fill/pin.h"
@@ -503,7 +504,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
-                .host = strcmp(o->root, "/") == 0,
+                .host = root_is_host(rootfd),
                 .dry_run = o->dry_run || o->check_config,
                 .strict = o->check_config,
                 .stop = stop,
@@ -599,7 +600,7 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                ret = daemon_run(rootfd, strcmp(o->root, "/") == 0, load_config, (void *) o, o->lock_timeout_s);
+                ret = daemon_run(rootfd, root_is_host(rootfd), load_config, (void *) o, o->lock_timeout_s);
         } else
                 ret = run_once(o, rootfd, &config, stop);
 out:

@@ -5,12 +5,12 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "kernel/host.h"
 #include "kernel/pool.h"
 
 #define POLICY_BIND 2    /* MPOL_BIND, uapi/linux/mempolicy.h */
@@ -67,14 +67,6 @@ static int read_others(int rootfd, const struct topology *t, unsigned node, uint
         return 0;
 }
 
-/* Whether @rootfd is this process's /: only then are the node ids in it the kernel's (a test's
- * fake tree under --root is not bound to anything). */
-static bool is_host_root(int rootfd) {
-        struct stat a, b;
-
-        return fstat(rootfd, &a) >= 0 && stat("/", &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 /* Writes @count (the persistent pages the whole pool is to have) to nr_hugepages_mempolicy with
  * this thread bound to @node alone: __nr_hugepages_store_common() then hands
  * set_max_huge_pages() a global count (no per-node conversion) and the policy's nodes as the
@@ -89,9 +81,10 @@ static int write_bound(int rootfd, unsigned node, uint64_t page_size, uint64_t c
         r = pool_global_path(path, sizeof(path), page_size, "nr_hugepages_mempolicy");
         if (r < 0)
                 return r;
-        /* maxnode counts one more than the bits of the mask (the kernel subtracts one) */
-        if (!is_host_root(rootfd))
+        /* a tree under --root: its node ids are not the kernel's, nothing to bind to */
+        if (!root_is_host(rootfd))
                 return write_u64_at(rootfd, path, count);
+        /* maxnode counts one more than the bits of the mask (the kernel subtracts one) */
         if (syscall(SYS_get_mempolicy, &mode, saved, POLICY_NODES + 1, NULL, 0UL) < 0)
                 return -errno;
         mask[node / BITS_PER_UL] |= 1UL << (node % BITS_PER_UL);

@@ -14,6 +14,7 @@
 #include "fill/executor.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
+#include "kernel/host.h"
 #include "kernel/kernel_caps.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -420,7 +421,7 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
                 log_error("--size must be a whole number of pages, at least one");
                 return 2;
         }
-        kernel_caps_read(b->rootfd, strcmp(b->root, "/") == 0, KERNEL_CAPS_CMDLINE_UNREAD, &b->caps);
+        kernel_caps_read(b->rootfd, root_is_host(b->rootfd), KERNEL_CAPS_CMDLINE_UNREAD, &b->caps);
         b->found = calloc(b->t.n_nodes, sizeof(*b->found));
         b->surplus = calloc(b->t.n_nodes, sizeof(*b->surplus));
         if (!b->found || !b->surplus)

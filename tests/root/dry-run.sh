@@ -44,5 +44,12 @@ if [ "$mem" -ge $((10 << 20)) ]; then
 else
         echo "not checked here: 8 GiB of 2M pages on a host of $((mem >> 10)) MiB"
 fi
+# the host however --root spells it: the same plan, the same kernel (one decision, root_is_host())
+expect_rc 0 "$HPFILLD" -n --pool 2M:200M
+cp "$WORK/out" "$WORK/out.host"
+for spelling in /. // /sys/..; do
+        expect_rc 0 "$HPFILLD" --root "$spelling" -n --pool 2M:200M
+        cmp -s "$WORK/out" "$WORK/out.host" || { diff "$WORK/out.host" "$WORK/out"; fail "--root $spelling is not taken for the host"; }
+done
 [ "$(snapshot)" = "$before" ] || fail "--dry-run changed the pools"
 echo PASS
