@@ -31,8 +31,7 @@ struct fill_shared {
         bool pin;           /* move writers to the CPUs of the node they fill */
         bool global_writes; /* the host has one node with memory: write the global file */
         struct stop *stop;
-        uint64_t step_bytes;
-        uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
+        uint64_t step_bytes; /* the first write of a node (sysfs_first_step()) */
         uint64_t step_ns;    /* how long a write should take; 0: CHOOSE_WRITE_NS (tests) */
         /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
          * whichever writer gets there first) and go on with more rounds */
@@ -41,15 +40,7 @@ struct fill_shared {
          * faulting; fills leave those nodes to the sysfs top-up) */
         bool fault_free_nodes;
         atomic_bool caches_dropped;
-        /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
-        uint64_t interrupt_after;
-        /* Test hook (HPFILLD_TEST_PAUSE_FIFO, HPFILLD_TEST_PAUSE_AFTER_STEPS): after that many steps,
-         * write "paused" to the FIFO and wait until the test writes to it in turn. */
-        const char *pause_fifo;
-        uint64_t pause_after;
-        /* Test hook (HPFILLD_TEST_PROBE_ALWAYS): Mode=auto probes fault however short the fill. */
-        bool probe_always;
-        _Atomic uint64_t steps;
+        _Atomic uint64_t steps; /* sysfs writes and faulted chunks so far (fill_count_step()) */
         /* Called on the executor's thread about once a second while pools fill. */
         void (*tick)(void *tick_data);
         void *tick_data;
@@ -71,8 +62,11 @@ struct sysfs_fill {
         uint64_t elapsed_ns;
 };
 
-/* Counts one step (a sysfs write, a faulted chunk) for the test hook. */
-void fill_count_step(struct fill_shared *s);
+/* The steps of a fill (fill/step.c): every write of a pool and every faulted chunk ends in
+ * fill_count_step(), which returns the steps so far; a node's first write is sized by
+ * sysfs_first_step(), every write by choose_write_pages() (choose.h). (The root tests' hooked
+ * binary wraps these at link time: tests/hooks/hooks.c.) */
+uint64_t fill_count_step(struct fill_shared *s);
 /* Pages of the first write of a node. */
 uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes);
 

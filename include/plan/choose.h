@@ -79,6 +79,8 @@ uint64_t choose_write_pages(const struct choose_write *w, uint64_t left);
  * (one writer per size, the kernel's resize_lock), fault nodes at once (workers per node).
  * UINT64_MAX when @m was not measured on a node that has pages left. */
 uint64_t choose_estimate_ns(const struct choose_node *nodes, size_t n, enum fill_mode m);
+/* Whether a fill of @ns still to go is worth a probe of the other method (CHOOSE_PROBE_WORTH_NS). */
+bool choose_worth_probing(double ns);
 /* Whether the second candidate is worth a probe after the first measured @nodes. */
 bool choose_probe_worth(const struct choose_node *nodes, size_t n, enum fill_mode first);
 /* The faster method by the estimate; a tie (within 5%) or no measurement goes to @rule's preference. */

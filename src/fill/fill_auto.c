@@ -109,7 +109,7 @@ static int real_hvo(void *userdata) {
 /* Measures and fills pool @pp into @run (set up for it already). */
 static int fill_measured(struct fill_shared *shared, const struct plan_pool *pp, struct pool_run *run) {
         struct real real = { shared, run };
-        struct measure_ops ops = { real_run, real_hvo, &real, shared->probe_always, shared->step_pages, shared->step_bytes };
+        struct measure_ops ops = { real_run, real_hvo, &real, shared->step_bytes };
         struct measure_outcome out = { .after = run->sysfs.after };
         uint64_t t0 = now_ns();
         int r;

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 
 #include "service/bench.h"
 #include "util/shown.h"
@@ -19,7 +18,6 @@
 #include "util/json.h"
 #include "util/log.h"
 #include "util/macro.h"
-#include "util/rendezvous.h"
 #include "fill/pin.h"
 #include "plan/advise.h"
 #include "plan/plan.h"
@@ -48,7 +46,6 @@ struct bench {
         uint64_t *found;   /* persistent pages per node before (nr_hugepages less surplus) */
         uint64_t *surplus; /* surplus pages per node before: others' (a workload's), never counted */
         struct stop stop;
-        const char *pause_fifo; /* test builds: HPFILLD_TEST_BENCH_PAUSE_FIFO */
 };
 
 static int cmp_u64(const void *a, const void *b) {
@@ -502,10 +499,6 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
                 if (b->json)
                         continue;
                 print_row(b, &rows[i]);
-#if HAVE_TEST_HOOKS
-                if (i == 0 && b->pause_fifo)
-                        test_rendezvous(b->pause_fifo); /* HPFILLD_TEST_BENCH_PAUSE_FIFO: the row is out */
-#endif
         }
         return 0;
 }
@@ -533,9 +526,6 @@ int bench_main(int argc, char *argv[]) {
                 return 2;
         }
         b.rootfd = rootfd;
-#if HAVE_TEST_HOOKS
-        b.pause_fifo = getenv("HPFILLD_TEST_BENCH_PAUSE_FIFO");
-#endif
         ret = bench_setup(&b, &cpus);
         if (ret != 0)
                 goto out;

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "plan/advise.h"
 #include "util/clock.h"
 #include "util/fileio.h"
@@ -15,7 +14,6 @@
 #include "service/job.h"
 #include "kernel/kernel_caps.h"
 #include "util/log.h"
-#include "util/rendezvous.h"
 #include "util/macro.h"
 #include "util/sanitize.h"
 #include "fill/pin.h"
@@ -247,48 +245,6 @@ static void tick_progress(void *userdata) {
         if (p->job->progress)
                 p->job->progress(&st, p->job->userdata);
 }
-
-#if HAVE_TEST_HOOKS
-/* Test-suite knobs (hpfilld(8), ENVIRONMENT), compiled into -Dtest-hooks=true builds only: the
- * installed daemon reads no HPFILLD_TEST_* variable. */
-static uint64_t test_env(const char *name, uint64_t def) {
-        const char *s = getenv(name);
-        uint64_t v;
-
-        if (!s)
-                return def;
-        if (parse_u64(s, &v) < 0 || v == 0) {
-                log_warning("%s='%s' is not a positive number, ignoring", name, s);
-                return def;
-        }
-        return v;
-}
-
-/* HPFILLD_TEST_PLANNED_FIFO: a rendezvous between the plan and the host lock, where another
- * fill can come and go without making this one wait. */
-static void test_planned(void) {
-        const char *fifo = getenv("HPFILLD_TEST_PLANNED_FIFO");
-
-        if (fifo)
-                test_rendezvous(fifo);
-}
-
-static void test_hooks(struct fill_shared *s) {
-        s->step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0);
-        s->step_bytes = test_env("HPFILLD_TEST_STEP_BYTES", s->step_bytes);
-        s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
-        s->pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO");
-        s->pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0);
-        s->probe_always = test_env("HPFILLD_TEST_PROBE_ALWAYS", 0) != 0;
-}
-#else
-static void test_planned(void) {
-}
-
-static void test_hooks(struct fill_shared *s) {
-        (void) s;
-}
-#endif
 
 /* For the metrics: what the plan asked of each pool and how it went. */
 static void record_pool(struct job *j, const struct plan_pool *pp, const struct pool_run *run, bool met) {
@@ -539,7 +495,6 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         struct tally tally = {};
         int r;
 
-        test_hooks(&shared);
         runs = calloc(p->n_pools + 1, sizeof(*runs));
         shorts = calloc(p->n_pools + 1, sizeof(*shorts));
         after = calloc(t->n_nodes + 1, sizeof(*after));
@@ -732,7 +687,6 @@ int job_run(struct job *j, const struct config *c) {
                             topology_uncounted(&topo) >> 20);
         if (ret != EXIT_OK || j->dry_run)
                 goto out;
-        test_planned();
         lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &ret);
         if (lock_fd < 0)
                 goto out;

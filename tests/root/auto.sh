@@ -34,15 +34,15 @@ fill_auto() {
 
 rate='[0-9]+ pages/s'
 echo 1 >"$HVO"
-fill_auto 0 "$HPFILLD"
+fill_auto 0 "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "^2M pool: 120/120 pages on [0-9]+ nodes? in [0-9]+ ms \(sysfs, 1 writer\), auto: measured sysfs $rate, fault $rate: sysfs [0-9.]+x as fast$"
 # a pool with free pages already: the probe faults new pages, the free ones stay free
-fill_auto 30 "$HPFILLD"
+fill_auto 30 "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
 # init_on_alloc=1 shown on the command line: the rule would fault; the measurement says sysfs
 printf '%s init_on_alloc=1\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
-fill_auto 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD"
+fill_auto 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
 # fault asked for under HVO: faulted as asked, and a warning with both rates
@@ -54,7 +54,7 @@ clean_after
 
 # HVO off: measured as well (this kernel does not zero at allocation: sysfs again)
 echo 0 >"$HVO"
-fill_auto 0 "$HPFILLD"
+fill_auto 0 "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
 # fault asked for without HVO: as asked, not measured, no warning

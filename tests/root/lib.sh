@@ -18,13 +18,12 @@ fi
 [ -d "$HP/hugepages-2048kB" ] || { echo "SKIP: no 2 MiB huge pages on this kernel"; exit 77; }
 : "${HPFILLD:?HPFILLD must name the hpfilld binary}"
 
-# have_test_hooks: whether the binary was built with -Dtest-hooks=true (HPFILLD_TEST_* hooks;
-# tests/meson.build says so in HPFILLD_TEST_HOOKS). A build without them ignores the variables:
-# a test that drives one would wait on a FIFO nobody opens, or pass without testing anything.
-have_test_hooks() { [ "${HPFILLD_TEST_HOOKS:-no}" = yes ]; }
-# need_test_hooks: skips the test (exit 77, with the reason) in a build without the hooks
+# need_test_hooks: the test pauses or interrupts fills through the test hooks (tests/hooks/hooks.h),
+# linked into HPFILLD_HOOKED, the binary tests/meson.build builds beside hpfilld: skips (exit 77,
+# with the reason) without it, say when run outside meson
 need_test_hooks() {
-        have_test_hooks || { echo "SKIP: built without -Dtest-hooks=true (the HPFILLD_TEST_* hooks this test drives)"; exit 77; }
+        [ -n "${HPFILLD_HOOKED:-}" ] && [ -x "$HPFILLD_HOOKED" ] ||
+                { echo "SKIP: no HPFILLD_HOOKED (tests/hpfilld-hooked, the binary with the test hooks)"; exit 77; }
 }
 
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
@@ -68,6 +67,15 @@ restore_pools() {
         grep -v "^$NODES" "$SAVED" | while read -r f v; do
                 [ "$(cat "$f")" = "$v" ] || echo "$v" >"$f" || true
         done
+}
+
+# wait_paused FIFO [WHAT]: until the fill (hpfilld-hooked) says "paused" on FIFO, at most 30 s: a
+# binary that never opens it (one without the hooks) fails the test instead of hanging it.
+wait_paused() {
+        local line
+        line=$(timeout 30 sh -c 'read -r l <"$1" && echo "$l"' sh "$1") ||
+                fail "${2:+$2: }no rendezvous on $1 within 30 s (a binary without the test hooks, or one that died?)"
+        [ "$line" = paused ] || fail "${2:+$2: }no rendezvous: '$line'"
 }
 
 # fifo_go FIFO: lets a fill paused at HPFILLD_TEST_PAUSE_FIFO go on. The write waits until the

@@ -16,10 +16,9 @@ clean() { # overcommit
         [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
 }
 first_paused() { # hpfilld args...: the first fill, paused after its 2nd chunk, holding the lock
-        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD" "$@" >"$WORK/out1" 2>"$WORK/err1" &
+        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD_HOOKED" "$@" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
-        read -r line <"$FIFO"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        wait_paused "$FIFO"
 }
 resume_first() {
         fifo_go "$FIFO"

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* The sysfs method against fake trees (real file I/O) and a simulated kernel (sim-kernel.h:
- * shortfalls, retries); threads that cannot be started (fake-threads.h). */
+ * shortfalls, retries); threads that cannot be started (fake-threads.h); fixed steps and an
+ * interrupt mid-fill (the test hooks, hooks/hooks.h). */
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <signal.h>
 
-#include "config.h"
 #include "fill/executor.h"
 #include "fake-root.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
 #include "fill/fill_sysfs.h"
 #include "fake-threads.h"
+#include "hooks/hooks.h"
 #include "sim-kernel.h"
 #include "test.h"
 #include "util/fileio.h"
@@ -55,6 +56,7 @@ static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shri
 
 static void teardown(struct setup *s) {
         sim_kernel = NULL;
+        hooks = (struct hooks) {};
         plan_done(&s->p);
         topology_done(&s->t);
         free(s->counts);
@@ -67,7 +69,7 @@ TEST(test_fake_tree_fill) {
         struct sysfs_fill f;
 
         setup(&s, 2, "2M:70", false); /* 35 per node, steps of 10 pages: 4 writes each */
-        s.shared.step_pages = 10;
+        hooks.step_pages = 10;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(f.error, 0);
@@ -141,7 +143,7 @@ TEST(test_fake_tree_surplus) {
          * surplus pages about, is not written its own file (kernels before 6.7 would add
          * node0's 30 surplus pages to it) but the global count, node0's 20 persistent pages
          * (after its write) + 50, to nr_hugepages_mempolicy (pool_write.c); the fake kernel gives nothing. */
-        s.shared.step_pages = 100;
+        hooks.step_pages = 100;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(f.error, 0);
@@ -473,10 +475,9 @@ TEST(test_measured_after_create_fails) {
         s.p.pools[0].nodes[0].now = 3;
         s.p.pools[0].nodes[1].now = 7;
         s.shared.tick = tick; /* a thread for the lone writer */
-        creates_left = 0;
-        executor_thread_create = create_limited;
+        fake_threads_left = 0;
         CHECK_EQ(fill_execute_plan(&s.shared, &s.p, runs), -EAGAIN);
-        executor_thread_create = pthread_create;
+        fake_threads_left = -1;
         CHECK(runs[0].plan == &s.p.pools[0]);
         CHECK_EQ(runs[0].error, -EAGAIN);
         CHECK_STR_CONTAINS(runs[0].error_what, "pthread_create");
@@ -488,7 +489,6 @@ TEST(test_measured_after_create_fails) {
         teardown(&s);
 }
 
-#if HAVE_TEST_HOOKS
 struct on_thread {
         struct sysfs_fill *f;
         pthread_t caller;
@@ -511,8 +511,8 @@ static void fill_with_hook(bool ticking) {
         struct task job = { fill_noting_thread, &o };
 
         setup(&s, 2, "2M:100", false); /* 10 steps of 10 pages */
-        s.shared.step_pages = 10;
-        s.shared.interrupt_after = 3;
+        hooks.step_pages = 10;
+        hooks.interrupt_after = 3;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         CHECK_EQ(executor_run(&job, 1, &s.stop, 1000, ticking ? tick : NULL, NULL), 0);
         CHECK_EQ(o.same, !ticking);
@@ -533,8 +533,6 @@ TEST(test_threaded_fill_with_hook) {
 TEST(test_inline_fill_with_hook) {
         fill_with_hook(false);
 }
-
-#endif
 
 /* A lone task waiting for a stop on the signals' thread: the wait itself reads them. */
 TEST(test_inline_wait) {
@@ -621,10 +619,8 @@ int main(void) {
         RUN(test_executor_create_fails);
         RUN(test_fill_create_fails);
         RUN(test_measured_after_create_fails);
-#if HAVE_TEST_HOOKS
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
-#endif
         RUN(test_inline_wait);
         RUN(test_inline_wait_two_signals);
         RUN(test_inline_affinity_restored);
