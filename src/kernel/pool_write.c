@@ -21,31 +21,6 @@
  * bits a word on 32-bit builds */
 #define BITS_PER_UL (CHAR_BIT * sizeof(unsigned long))
 
-/* Node @node's nr_hugepages and surplus_hugepages, read until nr_hugepages reads the same
- * before and after surplus_hugepages: a surplus page freed in between (both counters fall by one)
- * would otherwise make the persistent count one off. */
-static int read_stable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *nr,
-                       uint64_t *surplus) {
-        char nr_path[160], surplus_path[160];
-        uint64_t again;
-        int r;
-
-        r = pool_path(nr_path, sizeof(nr_path), t, node, page_size, "nr_hugepages");
-        if (r >= 0)
-                r = pool_path(surplus_path, sizeof(surplus_path), t, node, page_size, "surplus_hugepages");
-        if (r >= 0)
-                r = read_u64_at(rootfd, nr_path, &again);
-        for (unsigned tries = 0; r >= 0 && tries < 16; tries++) {
-                *nr = again;
-                r = read_u64_at(rootfd, surplus_path, surplus);
-                if (r >= 0)
-                        r = read_u64_at(rootfd, nr_path, &again);
-                if (r >= 0 && again == *nr)
-                        return 0;
-        }
-        return r < 0 ? r : -EAGAIN;
-}
-
 /* The surplus and the persistent pages of the nodes with memory other than @node. */
 static int read_others(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *surplus,
                        uint64_t *persistent) {
@@ -56,7 +31,7 @@ static int read_others(int rootfd, const struct topology *t, unsigned node, uint
 
                 if (t->nodes[i].id == node || !t->nodes[i].has_memory)
                         continue;
-                r = read_stable(rootfd, t, t->nodes[i].id, page_size, &nr, &s);
+                r = pool_read_stable(rootfd, t, t->nodes[i].id, page_size, &nr, &s);
                 if (r == -ENOENT)
                         continue; /* no pool of that size there: nothing to count (its own write says so) */
                 if (r < 0)
