@@ -13,10 +13,10 @@
 /* The first write of a node asks for at most SYSFS_STEP_BYTES of memory (one page for gigantic
  * pages; half as much again where that is the rest, choose_write_pages()); later writes are
  * sized from the rate and the fixed cost a write the kernel showed (choose_write_pages()). Under
- * HVO each write costs an RCU grace period (about 10 ms here, 20% of an 8 GiB fill), so a fill of
- * up to 12 GiB a node is one write, as echo makes it. A stop waits for the write in progress: 8
- * GiB took 360 ms at the slowest (first touch) rate measured here, and takes about 1 s where the
- * kernel zeroes each page it allocates (init_on_alloc, about 8 GB/s). */
+ * HVO each write costs an RCU grace period, so a fill of up to 12 GiB a node is one write, as
+ * echo makes it. A stop waits for the write in progress: under a second for 8 GiB even at a
+ * first-touch rate or where the kernel zeroes each page it allocates (init_on_alloc);
+ * bench/fill-bench.py and tests/root/sysfs-writes.sh show both on a machine. */
 #define SYSFS_STEP_BYTES (UINT64_C(8) << 30)
 #define SYSFS_GIGANTIC (UINT64_C(1) << 30)
 
