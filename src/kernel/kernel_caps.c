@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "util/cmdline_words.h"
 #include "util/fileio.h"
 #include "kernel/kernel_caps.h"
 #include "util/macro.h"
@@ -17,10 +18,16 @@
 #endif
 
 int cmdline_init_on_alloc(const char *cmdline) {
+        _cleanup_(freep) char *word = malloc(strlen(cmdline) + 1);
         int value = -1;
 
-        for (const char *p = cmdline; (p = strstr(p, "init_on_alloc=")); p++) {
-                if (p != cmdline && p[-1] != ' ')
+        if (!word)
+                return -1;
+        /* the kernel's words: a quoted value is one, and what follows "--" is init's */
+        for (const char *w = cmdline; (w = cmdline_next_word(w, word)) && strcmp(word, "--") != 0;) {
+                const char *p = word;
+
+                if (strncmp(p, "init_on_alloc=", strlen("init_on_alloc=")) != 0)
                         continue;
                 p += strlen("init_on_alloc=");
                 /* kstrtobool: 1/y/Y/on mean on, 0/n/N/off off */

@@ -16,6 +16,11 @@ TEST(test_cmdline) {
         CHECK_EQ(cmdline_init_on_alloc("xinit_on_alloc=1"), -1);
         CHECK_EQ(cmdline_init_on_alloc("init_on_free=1"), -1);
         CHECK_EQ(cmdline_init_on_alloc(""), -1);
+        /* the kernel's words: inside another's quoted value, or after "--" (init's), it is not one */
+        CHECK_EQ(cmdline_init_on_alloc("dyndbg=\"x init_on_alloc=1\" quiet"), -1);
+        CHECK_EQ(cmdline_init_on_alloc("quiet -- init_on_alloc=1"), -1);
+        CHECK_EQ(cmdline_init_on_alloc("\"init_on_alloc=1\""), 1);
+        CHECK_EQ(cmdline_init_on_alloc("quiet\tinit_on_alloc=0"), 0);
 }
 
 TEST(test_sources) {
