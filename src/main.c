@@ -123,12 +123,11 @@ static int option_pool(struct options *o, const char *value) {
                 return log_error_errno(r, "Out of memory");
         if (r < 0)
                 return usage_error("--pool '%s': %s", value, e.msg);
-        for (size_t i = 0; i < o->cli.n_pools; i++)
-                if (o->cli.pools[i].page_size == spec.page_size) {
-                        amount_done(&spec.amount);
-                        return usage_error("--pool '%s': a second --pool for page size %s", value,
-                                           page_size_name(spec.page_size, name));
-                }
+        if (pool_spec_find(o->cli.pools, o->cli.n_pools, spec.page_size)) {
+                amount_done(&spec.amount);
+                return usage_error("--pool '%s': a second --pool for page size %s", value,
+                                   page_size_name(spec.page_size, name));
+        }
         r = config_put_pool(&o->cli, &spec);
         return r < 0 ? log_error_errno(r, "Out of memory") : 0;
 }
@@ -143,9 +142,8 @@ static int option_reserve(struct options *o, const char *value) {
                 return log_error_errno(r, "Out of memory");
         if (r < 0)
                 return usage_error("--reserve '%s': %s", value, e.msg);
-        for (size_t i = 0; i < o->cli.n_reserves; i++)
-                if (strcmp(o->cli.reserves[i].name, spec.name) == 0)
-                        return usage_error("--reserve '%s': a second reservation named '%s'", value, spec.name);
+        if (reserve_spec_find(o->cli.reserves, o->cli.n_reserves, spec.name))
+                return usage_error("--reserve '%s': a second reservation named '%s'", value, spec.name);
         r = config_put_reserve(&o->cli, &spec);
         return r < 0 ? log_error_errno(r, "Out of memory") : 0;
 }

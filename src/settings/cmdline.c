@@ -19,12 +19,11 @@ static int apply_pool(const char *value, struct config *layer, struct error *e) 
         if (r < 0)
                 return error_prefix(e, r, WHERE ": hpfilld.pool=%s", value);
         (void) snprintf(spec.origin, sizeof(spec.origin), WHERE ": hpfilld.pool=%s", value);
-        for (size_t i = 0; i < layer->n_pools; i++)
-                if (layer->pools[i].page_size == spec.page_size) {
-                        amount_done(&spec.amount);
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.pool=%s: a second pool of page size %s", value,
-                                         page_size_name(spec.page_size, name));
-                }
+        if (pool_spec_find(layer->pools, layer->n_pools, spec.page_size)) {
+                amount_done(&spec.amount);
+                return error_set(e, -EINVAL, WHERE ": hpfilld.pool=%s: a second pool of page size %s", value,
+                                 page_size_name(spec.page_size, name));
+        }
         return config_put_pool(layer, &spec);
 }
 
