@@ -409,7 +409,7 @@ static int apply_cli(const struct config *cli, struct config *c) {
 }
 
 /* Configuration files, then the kernel command line, then the command line on top: --pool
- * replaces every [Pool]. Called again on every reload, from the options alone. */
+ * replaces every [Pool]. Once at the start (run()), again on every reload of the daemon. */
 static int load_config(int rootfd, struct config *c, void *userdata, struct error *e) {
         const struct options *o = userdata;
         _cleanup_(freep) char *cmdline = NULL;
@@ -598,7 +598,7 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                ret = daemon_run(rootfd, root_is_host(rootfd), load_config, (void *) o, o->lock_timeout_s);
+                ret = daemon_run(rootfd, root_is_host(rootfd), &config, load_config, (void *) o, o->lock_timeout_s);
         } else
                 ret = run_once(o, rootfd, &config, stop);
 out:

@@ -36,6 +36,8 @@ void daemon_pools_found(int rootfd, const struct topology *t, uint64_t *found);
  * (said in the log). A pool found unknown is left alone. */
 void daemon_pools_release(int rootfd, const struct topology *t, const struct config *c, const uint64_t *found);
 
-/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status).
- * Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
-int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsigned lock_timeout_s);
+/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status), on
+ * @config, loaded by the caller (who checked it): taken over, left empty. @load reads it again on
+ * every reload. Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
+int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
+               unsigned lock_timeout_s);
