@@ -31,7 +31,7 @@
 #include "fill/executor.h"
 #include "fill/fill.h"
 #include "kernel/host.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "util/log.h"
 #include "fill/pin.h"
 #include "plan/plan.h"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "settings/conf.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 
 /* The second method is measured only when the fill left would take at least this long at the
  * first one's rate: its probe costs a page per worker at a rate nobody knows yet (under HVO on

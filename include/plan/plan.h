@@ -3,7 +3,7 @@
 #pragma once
 
 #include "settings/conf.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "plan/choose.h"

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "plan/plan.h"
 #include "plan/report.h"
 

@@ -14,7 +14,7 @@
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
 #include "kernel/host.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/macro.h"

@@ -12,7 +12,7 @@
 #include "fill/fill_auto.h"
 #include "service/job.h"
 #include "service/job_checks.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/sanitize.h"

@@ -3,7 +3,7 @@
 #include <sys/utsname.h>
 
 #include "fake-root.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "test.h"
 
 TEST(test_cmdline) {

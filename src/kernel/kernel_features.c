@@ -10,7 +10,7 @@
 
 #include "util/cmdline_words.h"
 #include "util/fileio.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "util/macro.h"
 
 #ifndef MADV_POPULATE_WRITE
