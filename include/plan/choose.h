@@ -38,7 +38,7 @@ struct choose_rule {
 /* The candidates for a pool of @page_size under Mode=@mode on a kernel with @caps. One
  * candidate: nothing to measure. Mode=fault under HVO gets sysfs too, forced: a small sysfs step
  * at the start tells whether faulting is far slower here. */
-void choose_rule(const struct kernel_caps *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret);
+void choose_rule(const struct kernel_features *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret);
 
 /* One node's measurement: pages per second by each method (0: not measured), pages left, and
  * what one sysfs write costs whatever its size (under HVO one RCU grace period a write, about

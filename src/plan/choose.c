@@ -6,7 +6,7 @@
 #include "plan/plan.h"
 #include "util/macro.h"
 
-void choose_rule(const struct kernel_caps *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret) {
+void choose_rule(const struct kernel_features *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret) {
         *ret = (struct choose_rule) { .candidates = { FILL_MODE_SYSFS }, .n = 1, .prefer = FILL_MODE_SYSFS };
         /* Under HVO a faulted page may cost a grace period: Mode=fault there is measured, to warn. */
         if (mode == FILL_MODE_FAULT && page_size < PLAN_GIGANTIC && caps->populate_write && caps->hvo == 1) {

@@ -132,7 +132,7 @@ static void fault_threads(const struct topology *t, const struct config *c, stru
 
 /* Picks the method of a pool, and its threads, with the reason. Under Mode=auto with two
  * candidates the method is FILL_MODE_AUTO: measured at the start of the fill (choose.h). */
-static int plan_method(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+static int plan_method(const struct topology *t, const struct config *c, const struct kernel_features *caps,
                        const struct pool_spec *s, struct plan_pool *p, struct error *e) {
         struct choose_rule rule;
         char name[32];
@@ -181,7 +181,7 @@ static bool amount_has_zero(const struct amount *a) {
 }
 
 static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-                     const struct kernel_caps *caps, const struct pool_spec *s, struct plan_pool *p,
+                     const struct kernel_features *caps, const struct pool_spec *s, struct plan_pool *p,
                      struct error *e) {
         char name[32], avail[128] = "";
         int si, r;
@@ -242,7 +242,7 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         return 0;
 }
 
-static int plan_reserve(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+static int plan_reserve(const struct topology *t, const struct config *c, const struct kernel_features *caps,
                         const struct reserve_spec *rs, struct plan_reserve *pr, struct error *e) {
         struct node_amount one = { .node = rs->node >= 0 ? (unsigned) rs->node : 0, .bytes = rs->bytes,
                                    .value = rs->value };
@@ -293,7 +293,7 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
 }
 
 int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-               const struct kernel_caps *caps, struct plan *ret, struct error *e) {
+               const struct kernel_features *caps, struct plan *ret, struct error *e) {
         struct plan p = { .min_percent = c->min_percent, .drop_caches = c->drop_caches };
         int r = 0;
 

@@ -42,7 +42,7 @@ struct bench {
         unsigned runs;
         bool json;
         struct topology t;
-        struct kernel_caps caps;
+        struct kernel_features caps;
         uint64_t *found;   /* persistent pages per node before (nr_hugepages less surplus) */
         uint64_t *surplus; /* surplus pages per node before: others' (a workload's), never counted */
         struct stop stop;
@@ -353,7 +353,7 @@ static void print_results(const struct bench *b, const struct bench_row *rows, s
         const char *reason = winner_reason(b, rows, n, best);
         char kernel[192];
 
-        kernel_caps_describe(kernel, sizeof(kernel), &b->caps);
+        kernel_features_describe(kernel, sizeof(kernel), &b->caps);
         if (b->json) {
                 print_json(b, rows, n, best, memory_nodes(b), kernel, reason);
                 return;
@@ -418,7 +418,7 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
                 log_error("--size must be a whole number of pages, at least one");
                 return 2;
         }
-        kernel_caps_read(b->rootfd, root_is_host(b->rootfd), KERNEL_CAPS_CMDLINE_UNREAD, &b->caps);
+        kernel_features_read(b->rootfd, root_is_host(b->rootfd), KERNEL_FEATURES_CMDLINE_UNREAD, &b->caps);
         b->found = calloc(b->t.n_nodes, sizeof(*b->found));
         b->surplus = calloc(b->t.n_nodes, sizeof(*b->surplus));
         if (!b->found || !b->surplus)

@@ -213,8 +213,8 @@ static void report_flush(struct job *j) {
 /* Where a pool was measured: the kernel it was measured on (HVO as read at the last measurement),
  * in the report and the summary; a warning where fault was asked for and measured far slower. */
 static void report_measured(struct job *j, const struct plan *p, const struct pool_run *runs,
-                            const struct kernel_caps *caps) {
-        struct kernel_caps seen = *caps;
+                            const struct kernel_features *caps) {
+        struct kernel_features seen = *caps;
         char kernel[192], name[32];
         bool any = false;
 
@@ -235,7 +235,7 @@ static void report_measured(struct job *j, const struct plan *p, const struct po
         if (!any)
                 return;
         (void) snprintf(kernel, sizeof(kernel), "Measured on ");
-        kernel_caps_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
+        kernel_features_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
         summary_add(j, kernel);
         if (j->report && log_get_max_level() >= LOG_INFO)
                 fprintf(j->report, "%s\n", kernel);
@@ -301,7 +301,7 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
 }
 
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
-               const struct kernel_caps *caps) {
+               const struct kernel_features *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
         _cleanup_(freep) uint64_t *after = NULL, *surplus_after = NULL;
         struct progress progress = {};
@@ -401,7 +401,7 @@ int job_recover_journal(int rootfd, bool host) {
  * an earlier call left in @counts, @p and @reserves is dropped first. EXIT_OK, or the status the
  * run ends with; a dry run shows the plan first. */
 static int plan_checked(struct job *j, const struct topology *t, const struct config *c,
-                        const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
+                        const struct kernel_features *caps, struct pool_counts **counts, struct plan *p,
                         struct reserve_run **reserves) {
         struct error e = {};
         int r;
@@ -434,7 +434,7 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
                 char kernel[160];
 
                 report_plan(j->report, p);
-                kernel_caps_describe(kernel, sizeof(kernel), caps);
+                kernel_features_describe(kernel, sizeof(kernel), caps);
                 fprintf(j->report, "Kernel: %s\n", kernel);
         }
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
@@ -448,7 +448,7 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
  * other mappings reserved do not show in the counts, so a plan with reservations is always
  * checked again). Returns the lock's fd, or -1 with *ret the run's exit status. */
 static int lock_host(struct job *j, const struct topology *t, const struct config *c,
-                     const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
+                     const struct kernel_features *caps, struct pool_counts **counts, struct plan *p,
                      struct reserve_run **reserves, int *ret) {
         _cleanup_(closep) int fd = -1;
         bool waited;
@@ -471,7 +471,7 @@ int job_run(struct job *j, const struct config *c) {
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct reserve_run *reserves = NULL;
         struct topology topo = {};
-        struct kernel_caps caps = {};
+        struct kernel_features caps = {};
         struct plan plan = {};
         struct error e = {};
         uint64_t start;
@@ -487,7 +487,7 @@ int job_run(struct job *j, const struct config *c) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 goto out;
         }
-        kernel_caps_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_CAPS_CMDLINE_UNREAD, &caps);
+        kernel_features_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
         /* Everything the run needs, before its first write; a dry run ends with the same status. */
         ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
         /* said only where it decides: a plan that fits the nodes' own counts needs no word */

@@ -60,7 +60,7 @@ TEST(test_thresholds) {
 }
 
 TEST(test_rule) {
-        struct kernel_caps caps = { .populate_write = true, .hvo = 1, .init_on_alloc = true };
+        struct kernel_features caps = { .populate_write = true, .hvo = 1, .init_on_alloc = true };
         struct choose_rule r;
 
         choose_rule(&caps, 2 << 20, FILL_MODE_AUTO, &r);

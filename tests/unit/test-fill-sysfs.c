@@ -21,7 +21,7 @@
 #define MB (UINT64_C(1) << 20)
 
 static const unsigned sizes[] = { 2048, 0 };
-static const struct kernel_caps no_caps = {};
+static const struct kernel_features no_caps = {};
 
 struct setup {
         struct fake_root r;
