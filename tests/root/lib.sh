@@ -86,6 +86,16 @@ fifo_go() {
         timeout 30 sh -c 'echo go >"$1"' sh "$1" || fail "the paused fill did not take $1 back"
 }
 
+# read_waiting: the next line on fd 4 (a second fill's stderr) into $line, past the warning a
+# host whose nodes' meminfo lags /proc/meminfo gets before every plan (job.c)
+read_waiting() {
+        while read -r line <&4; do
+                case $line in "hpfilld: The nodes' meminfo count "*) continue ;; esac
+                return 0
+        done
+        return 1
+}
+
 # second_exits RC: waits for the second of two fills (pid $PID2, stdout in $WORK/out2, its
 # stderr open on fd 4 past the lines read), which must exit RC; the rest of its stderr is then
 # in $WORK/err2.rest

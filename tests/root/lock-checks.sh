@@ -39,7 +39,7 @@ second() {
         "$HPFILLD" --once --mode sysfs "$@" >"$WORK/out2" 2>"$WORK/err2" &
         PID2=$!
         exec 4<"$WORK/err2"
-        read -r line <&4
+        read_waiting || true
         echo "$line" | grep -q "Another fill is running: pid $PID1" || fail "the second fill said '$line'"
 }
 # second_ends RC: lets the first go on, then the second must end with RC; its stderr in err2.rest

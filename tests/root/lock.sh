@@ -34,7 +34,7 @@ first_paused --once --mode fault -t 1 --pool "2M:node$first=60"
 "$HPFILLD" --once --mode fault --pool "2M:node$first=100" >"$WORK/out2" 2>"$WORK/err2" &
 PID2=$!
 exec 4<"$WORK/err2"
-read -r line <&4
+read_waiting || true
 echo "$line" | grep -Eq "Another fill is running: pid $PID1 \(hpfilld --once, since [0-9:]+\); waiting up to 60 s" ||
         fail "the second fill said '$line'"
 resume_first
