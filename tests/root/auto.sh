@@ -41,7 +41,7 @@ fill_auto 30 "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
 # init_on_alloc=1 shown on the command line: the rule would fault; the measurement says sysfs
-printf '%s init_on_alloc=1\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
+printf 'init_on_alloc=1 %s\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
 fill_auto 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
