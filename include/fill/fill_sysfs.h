@@ -14,9 +14,9 @@
  * pages; half as much again where that is the rest, choose_write_pages()); later writes are
  * sized from the rate and the fixed cost a write the kernel showed (choose_write_pages()). Under
  * HVO each write costs an RCU grace period, so a fill of up to 12 GiB a node is one write, as
- * echo makes it. A stop waits for the write in progress: under a second for 8 GiB even at a
- * first-touch rate or where the kernel zeroes each page it allocates (init_on_alloc);
- * bench/fill-bench.py and tests/root/sysfs-writes.sh show both on a machine. */
+ * echo makes it. A stop waits for the write in progress: a fraction of a second for 8 GiB at a
+ * first-touch rate, about a second where the kernel zeroes each page it allocates
+ * (init_on_alloc); bench/fill-bench.py measures both on a machine. */
 #define SYSFS_STEP_BYTES (UINT64_C(8) << 30)
 #define SYSFS_GIGANTIC (UINT64_C(1) << 30)
 
