@@ -31,7 +31,8 @@
 #include "config.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/host.h"
+#include "kernel/kernel_features.h"
 #include "util/log.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
@@ -123,12 +124,11 @@ static int option_pool(struct options *o, const char *value) {
                 return log_error_errno(r, "Out of memory");
         if (r < 0)
                 return usage_error("--pool '%s': %s", value, e.msg);
-        for (size_t i = 0; i < o->cli.n_pools; i++)
-                if (o->cli.pools[i].page_size == spec.page_size) {
-                        amount_done(&spec.amount);
-                        return usage_error("--pool '%s': a second --pool for page size %s", value,
-                                           page_size_name(spec.page_size, name));
-                }
+        if (pool_spec_find(o->cli.pools, o->cli.n_pools, spec.page_size)) {
+                amount_done(&spec.amount);
+                return usage_error("--pool '%s': a second --pool for page size %s", value,
+                                   page_size_name(spec.page_size, name));
+        }
         r = config_put_pool(&o->cli, &spec);
         return r < 0 ? log_error_errno(r, "Out of memory") : 0;
 }
@@ -143,9 +143,8 @@ static int option_reserve(struct options *o, const char *value) {
                 return log_error_errno(r, "Out of memory");
         if (r < 0)
                 return usage_error("--reserve '%s': %s", value, e.msg);
-        for (size_t i = 0; i < o->cli.n_reserves; i++)
-                if (strcmp(o->cli.reserves[i].name, spec.name) == 0)
-                        return usage_error("--reserve '%s': a second reservation named '%s'", value, spec.name);
+        if (reserve_spec_find(o->cli.reserves, o->cli.n_reserves, spec.name))
+                return usage_error("--reserve '%s': a second reservation named '%s'", value, spec.name);
         r = config_put_reserve(&o->cli, &spec);
         return r < 0 ? log_error_errno(r, "Out of memory") : 0;
 }
@@ -411,7 +410,7 @@ static int apply_cli(const struct config *cli, struct config *c) {
 }
 
 /* Configuration files, then the kernel command line, then the command line on top: --pool
- * replaces every [Pool]. Called again on every reload, from the options alone. */
+ * replaces every [Pool]. Once at the start (run()), again on every reload of the daemon. */
 static int load_config(int rootfd, struct config *c, void *userdata, struct error *e) {
         const struct options *o = userdata;
         _cleanup_(freep) char *cmdline = NULL;
@@ -480,7 +479,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
-                .host = strcmp(o->root, "/") == 0,
+                .host = root_is_host(rootfd),
                 .dry_run = o->dry_run || o->check_config,
                 .strict = o->check_config,
                 .stop = stop,
@@ -589,7 +588,7 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                ret = daemon_run(rootfd, strcmp(o->root, "/") == 0, load_config, (void *) o, o->lock_timeout_s);
+                ret = daemon_run(rootfd, root_is_host(rootfd), &config, load_config, (void *) o, o->lock_timeout_s);
         } else
                 ret = run_once(o, rootfd, &config, stop);
 out:

@@ -38,18 +38,18 @@ export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
-# every build made here is a test build: the HPFILLD_TEST_* hooks the root tests drive are
-# compiled in (-Dtest-hooks=true); an installed build (the default) has none
-run_suite gcc build "unit root" -Dtest-hooks=true
-run_suite vm build "vm" -Dtest-hooks=true
-run_suite pkg build "pkg" -Dtest-hooks=true
-CC=clang run_suite clang build-clang "unit" -Dtest-hooks=true
+# the root tests that pause or interrupt a fill run tests/hpfilld-hooked, built with the tests
+# from the same objects as hpfilld (tests/hooks/hooks.h): every build here is the installed one
+run_suite gcc build "unit root"
+run_suite vm build "vm"
+run_suite pkg build "pkg"
+CC=clang run_suite clang build-clang "unit"
 # every optional library left out: the fallbacks (built-in sd_notify, raw capset, no libnuma or
 # libhugetlbfs) run the same unit and root tests
 run_suite minimal build-minimal "unit root" -Dnuma=disabled -Dhugetlbfs=disabled -Dsystemd=disabled \
-        -Dlibcap=disabled -Dman-pages=disabled -Dtest-hooks=true
-run_suite asan+ubsan build-asan "unit root" -Db_sanitize=address,undefined -Db_lundef=false -Dtest-hooks=true
-run_suite tsan build-tsan "unit root" -Db_sanitize=thread -Dtest-hooks=true
+        -Dlibcap=disabled -Dman-pages=disabled
+run_suite asan+ubsan build-asan "unit root" -Db_sanitize=address,undefined -Db_lundef=false
+run_suite tsan build-tsan "unit root" -Db_sanitize=thread
 
 echo
 [ -z "$failed_builds" ] || echo "failed:$failed_builds"

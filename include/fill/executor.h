@@ -25,6 +25,3 @@ int executor_block_signals(void);
  * for them, stop_signalled() is not) and have returned. */
 int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, unsigned tick_ms,
                  void (*tick)(void *userdata), void *userdata);
-/* How the executor starts a thread: pthread_create(). Tests put a failing one in its place. */
-extern int (*executor_thread_create)(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
-                                     void *arg);

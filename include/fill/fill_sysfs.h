@@ -13,10 +13,10 @@
 /* The first write of a node asks for at most SYSFS_STEP_BYTES of memory (one page for gigantic
  * pages; half as much again where that is the rest, choose_write_pages()); later writes are
  * sized from the rate and the fixed cost a write the kernel showed (choose_write_pages()). Under
- * HVO each write costs an RCU grace period (about 10 ms here, 20% of an 8 GiB fill), so a fill of
- * up to 12 GiB a node is one write, as echo makes it. A stop waits for the write in progress: 8
- * GiB took 360 ms at the slowest (first touch) rate measured here, and takes about 1 s where the
- * kernel zeroes each page it allocates (init_on_alloc, about 8 GB/s). */
+ * HVO each write costs an RCU grace period, so a fill of up to 12 GiB a node is one write, as
+ * echo makes it. A stop waits for the write in progress: a fraction of a second for 8 GiB at a
+ * first-touch rate, about a second where the kernel zeroes each page it allocates
+ * (init_on_alloc); bench/fill-bench.py measures both on a machine. */
 #define SYSFS_STEP_BYTES (UINT64_C(8) << 30)
 #define SYSFS_GIGANTIC (UINT64_C(1) << 30)
 
@@ -24,26 +24,14 @@
  * Dropping the caches (when asked) allows as many again. */
 #define SYSFS_MAX_ROUNDS 8
 
-/* How a writer reaches the kernel. The default goes to sysfs below rootfd (pool.c); unit tests
- * put a simulated kernel here to drive shortfalls and retries. */
-struct pool_ops {
-        int (*read_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t *ret); /* persistent */
-        int (*write_nr)(void *userdata, unsigned node, uint64_t page_size, uint64_t count);
-        int (*compact)(void *userdata, unsigned node);
-        int (*drop_caches)(void *userdata);
-        void *userdata;
-};
-
 /* State shared by every writer of one fill. */
 struct fill_shared {
-        const struct pool_ops *ops; /* NULL: sysfs below rootfd */
         int rootfd;
         const struct topology *t;
         bool pin;           /* move writers to the CPUs of the node they fill */
         bool global_writes; /* the host has one node with memory: write the global file */
         struct stop *stop;
-        uint64_t step_bytes;
-        uint64_t step_pages; /* when set, fixed pages per write, no adapting (tests) */
+        uint64_t step_bytes; /* the first write of a node (sysfs_first_step()) */
         uint64_t step_ns;    /* how long a write should take; 0: CHOOSE_WRITE_NS (tests) */
         /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
          * whichever writer gets there first) and go on with more rounds */
@@ -56,15 +44,7 @@ struct fill_shared {
          * began); a node with more free pages than that is the sysfs top-up's. NULL: none. */
         const uint64_t *fault_own_free;
         atomic_bool caches_dropped;
-        /* Test hook (HPFILLD_TEST_INTERRUPT_AFTER_STEPS): after that many steps, SIGINT ourselves. */
-        uint64_t interrupt_after;
-        /* Test hook (HPFILLD_TEST_PAUSE_FIFO, HPFILLD_TEST_PAUSE_AFTER_STEPS): after that many steps,
-         * write "paused" to the FIFO and wait until the test writes to it in turn. */
-        const char *pause_fifo;
-        uint64_t pause_after;
-        /* Test hook (HPFILLD_TEST_PROBE_ALWAYS): Mode=auto probes fault however short the fill. */
-        bool probe_always;
-        _Atomic uint64_t steps;
+        _Atomic uint64_t steps; /* sysfs writes and faulted chunks so far (fill_count_step()) */
         /* Called on the executor's thread about once a second while pools fill. */
         void (*tick)(void *tick_data);
         void *tick_data;
@@ -86,8 +66,11 @@ struct sysfs_fill {
         uint64_t elapsed_ns;
 };
 
-/* Counts one step (a sysfs write, a faulted chunk) for the test hook. */
-void fill_count_step(struct fill_shared *s);
+/* The steps of a fill (fill/step.c): every write of a pool and every faulted chunk ends in
+ * fill_count_step(), which returns the steps so far; a node's first write is sized by
+ * sysfs_first_step(), every write by choose_write_pages() (choose.h). (The root tests' hooked
+ * binary wraps these at link time: tests/hooks/hooks.c.) */
+uint64_t fill_count_step(struct fill_shared *s);
 /* Pages of the first write of a node. */
 uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes);
 

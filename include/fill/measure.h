@@ -39,8 +39,6 @@ struct measure_ops {
         /* vm.hugetlb_optimize_vmemmap now: 1, 0, -1 (absent), read again at every measurement */
         int (*hvo)(void *userdata);
         void *userdata;
-        bool probe_always; /* test knob: probe the second candidate however short the fill */
-        uint64_t sysfs_step_pages; /* test knob: the first sysfs step under HVO; 0: the method's own */
         uint64_t sysfs_step_bytes; /* the method's own first write (fill_shared.step_bytes); 0: SYSFS_STEP_BYTES */
         /* Before a fault probe of node @i, now at *@now pages: makes the node ready to measure
          * new pages (a fault takes free ones first): gives back the free pages the fill added

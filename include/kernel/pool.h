@@ -27,6 +27,11 @@ int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t p
  * pool when freed; only a write of nr_hugepages makes them persistent. */
 uint64_t pool_counts_persistent(const struct pool_counts *c);
 int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
+/* Node @node's nr_hugepages and surplus_hugepages, read until nr_hugepages reads the same before
+ * and after surplus_hugepages: a surplus page freed in between (both counters fall by one) would
+ * otherwise make the persistent count one off. -EAGAIN when it never settles (16 tries). */
+int pool_read_stable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *nr,
+                     uint64_t *surplus);
 /* Asks the kernel for @count persistent pages on @node, the same on kernels with and without
  * the fix of per-node writes for other nodes' surplus pages (pool_write.c). The kernel may give
  * fewer: read the count back. */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "settings/conf.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 
 /* The second method is measured only when the fill left would take at least this long at the
  * first one's rate: its probe costs a page per worker at a rate nobody knows yet (under HVO on
@@ -38,7 +38,7 @@ struct choose_rule {
 /* The candidates for a pool of @page_size under Mode=@mode on a kernel with @caps. One
  * candidate: nothing to measure. Mode=fault under HVO gets sysfs too, forced: a small sysfs step
  * at the start tells whether faulting is far slower here. */
-void choose_rule(const struct kernel_caps *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret);
+void choose_rule(const struct kernel_features *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret);
 
 /* One node's measurement: pages per second by each method (0: not measured), pages left, and
  * what one sysfs write costs whatever its size (under HVO one RCU grace period a write, about
@@ -79,6 +79,8 @@ uint64_t choose_write_pages(const struct choose_write *w, uint64_t left);
  * (one writer per size, the kernel's resize_lock), fault nodes at once (workers per node).
  * UINT64_MAX when @m was not measured on a node that has pages left. */
 uint64_t choose_estimate_ns(const struct choose_node *nodes, size_t n, enum fill_mode m);
+/* Whether a fill of @ns still to go is worth a probe of the other method (CHOOSE_PROBE_WORTH_NS). */
+bool choose_worth_probing(double ns);
 /* Whether the second candidate is worth a probe after the first measured @nodes. */
 bool choose_probe_worth(const struct choose_node *nodes, size_t n, enum fill_mode first);
 /* The faster method by the estimate; a tie (within 5%) or no measurement goes to @rule's preference. */

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "settings/conf.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "plan/choose.h"
@@ -77,7 +77,7 @@ struct plan {
 /* @counts holds the pool counters of every page size of @t (outer, in t->page_sizes order) and
  * node (inner, in t->nodes order). Every rejection names the pool's origin. */
 int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-               const struct kernel_caps *caps, struct plan *ret, struct error *e);
+               const struct kernel_features *caps, struct plan *ret, struct error *e);
 void plan_done(struct plan *p);
 
 /* Pages of the pool that count towards its target: per node, at most the node's target. */

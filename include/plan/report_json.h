@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "plan/plan.h"
 #include "plan/report.h"
 
@@ -14,6 +14,6 @@ const char *plan_action_to_json(enum plan_action a);
 /* "\"plan\": {...}" */
 void report_plan_json(FILE *f, const struct plan *p);
 /* "\"kernel\": {...}" */
-void report_kernel_json(FILE *f, const struct kernel_caps *c);
+void report_kernel_json(FILE *f, const struct kernel_features *c);
 /* One pool of the report, an object; @met: at least its minimum share. */
 void report_pool_json(FILE *f, const struct plan_pool *p, const struct pool_outcome *o, bool met);

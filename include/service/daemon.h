@@ -26,6 +26,8 @@ bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const st
 /* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
 bool uevent_is_memory_online(const char *buf, size_t len);
 
-/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status).
- * Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
-int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsigned lock_timeout_s);
+/* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status), on
+ * @config, loaded by the caller (who checked it): taken over, left empty. @load reads it again on
+ * every reload. Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
+int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
+               unsigned lock_timeout_s);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "fill/journal.h"
-#include "fill/reserve_list.h"
+#include "service/reserve_list.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "service/metrics.h"

@@ -58,6 +58,11 @@ int parse_amount(const char *s, struct amount *ret, struct error *e);
 /* "SIZE:AMOUNT" */
 int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
 
+/* One pool per page size and one reservation per name, wherever they are said (--pool, [Pool],
+ * hpfilld.pool=): the one of @page_size (of @name) among the @n already said, or NULL. */
+const struct pool_spec *pool_spec_find(const struct pool_spec *pools, size_t n, uint64_t page_size);
+const struct reserve_spec *reserve_spec_find(const struct reserve_spec *reserves, size_t n, const char *name);
+
 /* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. 0, or -EINVAL with the
  * reason in @e. */
 int check_reserve_name(const char *s, struct error *e);

@@ -44,9 +44,6 @@ static void *runner_main(void *arg) {
         return NULL;
 }
 
-int (*executor_thread_create)(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
-                               void *arg) = pthread_create;
-
 int executor_block_signals(void) {
         return stop_block_signals();
 }
@@ -86,7 +83,7 @@ int executor_run(const struct task *tasks, size_t n_tasks, struct stop *stop, un
 
         for (; started < n_tasks; started++) {
                 runners[started] = (struct runner) { .task = &tasks[started], .gate = &gate, .done_fd = done_fd };
-                r = -executor_thread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
+                r = -pthread_create(&runners[started].thread, NULL, runner_main, &runners[started]);
                 if (r < 0) {
                         /* EAGAIN under TasksMax= or pids.max: the ones already running wind
                          * down, and the caller gets the error. Not a stop: the daemon goes on. */

@@ -43,8 +43,6 @@ static bool real_clear_for_fault(void *userdata, size_t i, uint64_t *now) {
         uint64_t ps = real->pp->page_size;
         struct pool_counts c;
 
-        if (s->ops)
-                return true;
         if (pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0 || c.free > own_free_pages(real, i, *now))
                 return false;
         if (c.free == 0)
@@ -58,9 +56,7 @@ static bool real_clear_for_fault(void *userdata, size_t i, uint64_t *now) {
 
 static void read_after(struct fill_shared *s, const struct plan_pool *seg, const struct pool_run *run, uint64_t *after) {
         for (size_t i = 0; i < seg->n_nodes; i++) {
-                int r = s->ops ? s->ops->read_nr(s->ops->userdata, seg->nodes[i].node, seg->page_size, &after[i])
-                               : pool_read_persistent(s->rootfd, s->t, seg->nodes[i].node, seg->page_size, &after[i]);
-                if (r < 0)
+                if (pool_read_persistent(s->rootfd, s->t, seg->nodes[i].node, seg->page_size, &after[i]) < 0)
                         after[i] = run->sysfs.after[i];
         }
 }
@@ -109,7 +105,7 @@ static int real_run(void *userdata, enum fill_mode m, const struct plan_pool *se
 static int real_hvo(void *userdata) {
         const struct real *real = userdata;
 
-        return real->shared->ops ? -1 : kernel_read_hvo(real->shared->rootfd);
+        return kernel_read_hvo(real->shared->rootfd);
 }
 
 /* Measures and fills pool @pp into @run (set up for it already). */
@@ -117,8 +113,7 @@ static int fill_measured(struct fill_shared *shared, const struct plan_pool *pp,
         _cleanup_(freep) uint64_t *free_found = calloc(pp->n_nodes + 1, sizeof(*free_found));
         _cleanup_(freep) uint64_t *own_free = calloc(pp->n_nodes + 1, sizeof(*own_free));
         struct real real = { shared, run, pp, free_found, own_free };
-        struct measure_ops ops = { real_run, real_hvo, &real, shared->probe_always, shared->step_pages, shared->step_bytes,
-                                   real_clear_for_fault };
+        struct measure_ops ops = { real_run, real_hvo, &real, shared->step_bytes, real_clear_for_fault };
         struct measure_outcome out = { .after = run->sysfs.after };
         uint64_t t0 = now_ns();
         int r;
@@ -129,8 +124,7 @@ static int fill_measured(struct fill_shared *shared, const struct plan_pool *pp,
                 struct pool_counts c;
 
                 /* unreadable: as if it had free pages (faulting it could take them) */
-                free_found[i] = shared->ops ? 0
-                                : pool_read_counts(shared->rootfd, shared->t, pp->nodes[i].node, pp->page_size, &c) < 0
+                free_found[i] = pool_read_counts(shared->rootfd, shared->t, pp->nodes[i].node, pp->page_size, &c) < 0
                                         ? UINT64_MAX
                                         : c.free;
         }

@@ -281,7 +281,7 @@ void fault_worker_run(void *arg) {
                 }
                 atomic_fetch_add_explicit(&n->faulted, len, memory_order_relaxed);
                 ramp_progress(&n->ramp, &n->faulted);
-                fill_count_step(s);
+                (void) fill_count_step(s);
         }
         /* Out of work, pages or time: workers still waiting for admission leave too. */
         ramp_finish(&n->ramp);

@@ -2,15 +2,12 @@
 /* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "fill/fill_sysfs.h"
-#include "util/rendezvous.h"
 #include "util/macro.h"
 #include "fill/pin.h"
 #include "kernel/pool.h"
@@ -40,16 +37,12 @@ void sysfs_fill_done(struct sysfs_fill *f) {
 /* The node's persistent pages: what a write of nr_hugepages sets (surplus pages are promoted
  * before any is allocated, set_max_huge_pages()), and what stays when workloads exit. */
 static int read_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t *ret) {
-        if (s->ops)
-                return s->ops->read_nr(s->ops->userdata, node, page_size, ret);
         return pool_read_persistent(s->rootfd, s->t, node, page_size, ret);
 }
 
 static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t count) {
         char path[160];
 
-        if (s->ops)
-                return s->ops->write_nr(s->ops->userdata, node, page_size, count);
         if (s->global_writes) {
                 /* The only node with memory: the global file means the same and the kernel's
                  * path for it is cheaper than the node-masked one (0.5 ms on 4 GiB here). */
@@ -60,14 +53,10 @@ static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, ui
 }
 
 static int compact(struct fill_shared *s, unsigned node) {
-        if (s->ops)
-                return s->ops->compact(s->ops->userdata, node);
         return pool_compact_node(s->rootfd, s->t, node);
 }
 
 static int drop_caches(struct fill_shared *s) {
-        if (s->ops)
-                return s->ops->drop_caches(s->ops->userdata);
         return pool_drop_caches(s->rootfd);
 }
 
@@ -85,35 +74,11 @@ static bool try_drop_caches(struct sysfs_fill *f) {
         return true;
 }
 
-uint64_t sysfs_first_step(uint64_t page_size, uint64_t step_bytes) {
-        /* Gigantic pages come from alloc_contig_range(), one slow search each: one per write. */
-        if (page_size >= SYSFS_GIGANTIC)
-                return 1;
-        return MAX(UINT64_C(1), step_bytes / page_size);
-}
-
 static void record_error(struct sysfs_fill *f, int r, unsigned node, const char *file) {
         if (f->error)
                 return;
         f->error = r;
         (void) pool_path(f->error_path, sizeof(f->error_path), f->shared->t, node, f->pool->page_size, file);
-}
-
-void fill_count_step(struct fill_shared *s) {
-        uint64_t n = atomic_fetch_add(&s->steps, 1) + 1;
-
-#if HAVE_TEST_HOOKS
-        if (s->pause_fifo && n == s->pause_after)
-                test_rendezvous(s->pause_fifo);
-
-        if (s->interrupt_after && n == s->interrupt_after) {
-                /* Test hook: the real signal path, deterministically mid-fill. */
-                (void) kill(getpid(), SIGINT);
-                stop_wait(s->stop);
-        }
-#else
-        (void) n;
-#endif
 }
 
 /* Moves node @i of the pool towards its target in steps. Returns 0, or a negative errno. Sets
@@ -142,7 +107,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                         r = write_nr(s, n->node, f->pool->page_size, n->target);
                         if (r < 0)
                                 goto fail;
-                        fill_count_step(s);
+                        (void) fill_count_step(s);
                         r = read_nr(s, n->node, f->pool->page_size, &cur);
                         if (r < 0)
                                 goto fail;
@@ -161,7 +126,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                         goto fail;
                 if (cur >= n->target)
                         break;
-                want = cur + (s->step_pages ? MIN(s->step_pages, n->target - cur) : choose_write_pages(&w, n->target - cur));
+                want = cur + choose_write_pages(&w, n->target - cur);
 
                 r = write_nr(s, n->node, f->pool->page_size, want);
                 if (r < 0)
@@ -177,7 +142,7 @@ static int move_node(struct sysfs_fill *f, size_t i) {
                         t_last = dt;
                         atomic_fetch_add(&f->done, got - cur);
                 }
-                fill_count_step(s);
+                (void) fill_count_step(s);
                 if (got < want) {
                         /* The write succeeded and the kernel gave what it could: the node is short
                          * for now. Retried after compaction, in a later round. */

@@ -82,7 +82,7 @@ static bool pool_short_anyway(const struct state *s) {
 
         for (size_t i = 0; i < s->pp->n_nodes; i++)
                 bytes += (double) s->cn[i].left * (double) s->pp->page_size;
-        return bytes * 1e9 / (double) MEASURE_SYSFS_WORST_BPS < (double) CHOOSE_PROBE_WORTH_NS;
+        return !choose_worth_probing(bytes * 1e9 / (double) MEASURE_SYSFS_WORST_BPS);
 }
 
 /* Whether node @c's rest, at @k1 pages in @t1 ns, is too short to be worth a fault probe: its
@@ -92,8 +92,7 @@ static bool sysfs_rest_short(const struct state *s, const struct choose_node *c,
 
         for (size_t i = 0; i < s->pp->n_nodes; i++)
                 busy += s->cn[i].left > 0;
-        return !s->ops->probe_always && k1 > 0 &&
-               (double) c->left * (double) t1 / (double) k1 * (double) MAX(busy, (size_t) 1) < (double) CHOOSE_PROBE_WORTH_NS;
+        return k1 > 0 && !choose_worth_probing((double) c->left * (double) t1 / (double) k1 * (double) MAX(busy, (size_t) 1));
 }
 
 /* Node @i without free pages for a fault probe (measure_ops.clear_for_fault): the pages given
@@ -124,7 +123,7 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
         memset(s->want, 0, s->pp->n_nodes * sizeof(*s->want));
         if (fault)
                 s->want[i] = MIN(c->left, workers);
-        else if (!s->pp->rule.forced && !s->ops->probe_always && pool_short_anyway(s))
+        else if (!s->pp->rule.forced && pool_short_anyway(s))
                 s->want[i] = c->left;
         else if (hvo && !s->pp->rule.forced) {
                 /* the method's own first write, as the writer sizes it */
@@ -132,7 +131,7 @@ static int probe_node(struct state *s, enum fill_mode m, size_t i) {
                         .first = sysfs_first_step(s->pp->page_size, s->ops->sysfs_step_bytes ?: SYSFS_STEP_BYTES),
                 };
 
-                s->want[i] = s->ops->sysfs_step_pages ? MIN(c->left, s->ops->sysfs_step_pages) : choose_write_pages(&w, c->left);
+                s->want[i] = choose_write_pages(&w, c->left);
         } else
                 s->want[i] = MIN(c->left, MAX(UINT64_C(1), MIN((uint64_t) MEASURE_SYSFS_PAGES, c->left / 16)));
         r = run_segment(s, m, s->pp->threads, false, &ns);
@@ -190,7 +189,7 @@ static int measure(struct state *s) {
                 s->cn[i].sysfs_rate = s->cn[i].fault_rate = s->cn[i].sysfs_write_ns = s->cn[i].fault_start_ns = 0;
         r = probe(s, rule->candidates[0]);
         if (r == 0 && rule->n > 1 &&
-            (rule->forced || s->ops->probe_always || choose_probe_worth(s->cn, n, rule->candidates[0])))
+            (rule->forced || choose_probe_worth(s->cn, n, rule->candidates[0])))
                 r = probe(s, rule->candidates[1]);
         if (r != 0)
                 return r;

@@ -71,17 +71,36 @@ uint64_t pool_counts_persistent(const struct pool_counts *c) {
         return c->nr > c->surplus ? c->nr - c->surplus : 0;
 }
 
+int pool_read_stable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *nr,
+                     uint64_t *surplus) {
+        char nr_path[160], surplus_path[160];
+        uint64_t again;
+        int r;
+
+        r = pool_path(nr_path, sizeof(nr_path), t, node, page_size, "nr_hugepages");
+        if (r >= 0)
+                r = pool_path(surplus_path, sizeof(surplus_path), t, node, page_size, "surplus_hugepages");
+        if (r >= 0)
+                r = read_u64_at(rootfd, nr_path, &again);
+        for (unsigned tries = 0; r >= 0 && tries < 16; tries++) {
+                *nr = again;
+                r = read_u64_at(rootfd, surplus_path, surplus);
+                if (r >= 0)
+                        r = read_u64_at(rootfd, nr_path, &again);
+                if (r >= 0 && again == *nr)
+                        return 0;
+        }
+        return r < 0 ? r : -EAGAIN;
+}
+
 int pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret) {
         struct pool_counts c = {};
         int r;
 
-        /* free_hugepages is not needed: read between every step of a fill, one file fewer.
-         * nr_hugepages first, then surplus_hugepages, two reads and not one snapshot: a surplus
-         * page freed in between (a workload's, at exit) is counted once too many as persistent,
-         * one allocated in between (a fault) once too few. */
-        r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &c.nr);
-        if (r >= 0)
-                r = read_counter(rootfd, t, node, page_size, "surplus_hugepages", &c.surplus);
+        /* free_hugepages is not needed: read between every step of a fill, one file fewer. Read
+         * until nr_hugepages holds still across surplus_hugepages: a surplus page freed in between
+         * (a workload's, at exit) or one allocated (a fault) would make the count one off. */
+        r = pool_read_stable(rootfd, t, node, page_size, &c.nr, &c.surplus);
         if (r < 0)
                 return r;
         *ret = pool_counts_persistent(&c);

@@ -5,12 +5,12 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "kernel/host.h"
 #include "kernel/pool.h"
 
 #define POLICY_BIND 2    /* MPOL_BIND, uapi/linux/mempolicy.h */
@@ -20,31 +20,6 @@
 /* the kernel's node masks are arrays of unsigned long (get_nodes(), copy_nodes_to_user()): 32
  * bits a word on 32-bit builds */
 #define BITS_PER_UL (CHAR_BIT * sizeof(unsigned long))
-
-/* Node @node's nr_hugepages and surplus_hugepages, read until nr_hugepages reads the same
- * before and after surplus_hugepages: a surplus page freed in between (both counters fall by one)
- * would otherwise make the persistent count one off. */
-static int read_stable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *nr,
-                       uint64_t *surplus) {
-        char nr_path[160], surplus_path[160];
-        uint64_t again;
-        int r;
-
-        r = pool_path(nr_path, sizeof(nr_path), t, node, page_size, "nr_hugepages");
-        if (r >= 0)
-                r = pool_path(surplus_path, sizeof(surplus_path), t, node, page_size, "surplus_hugepages");
-        if (r >= 0)
-                r = read_u64_at(rootfd, nr_path, &again);
-        for (unsigned tries = 0; r >= 0 && tries < 16; tries++) {
-                *nr = again;
-                r = read_u64_at(rootfd, surplus_path, surplus);
-                if (r >= 0)
-                        r = read_u64_at(rootfd, nr_path, &again);
-                if (r >= 0 && again == *nr)
-                        return 0;
-        }
-        return r < 0 ? r : -EAGAIN;
-}
 
 /* The surplus and the persistent pages of the nodes with memory other than @node. */
 static int read_others(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *surplus,
@@ -56,7 +31,7 @@ static int read_others(int rootfd, const struct topology *t, unsigned node, uint
 
                 if (t->nodes[i].id == node || !t->nodes[i].has_memory)
                         continue;
-                r = read_stable(rootfd, t, t->nodes[i].id, page_size, &nr, &s);
+                r = pool_read_stable(rootfd, t, t->nodes[i].id, page_size, &nr, &s);
                 if (r == -ENOENT)
                         continue; /* no pool of that size there: nothing to count (its own write says so) */
                 if (r < 0)
@@ -65,14 +40,6 @@ static int read_others(int rootfd, const struct topology *t, unsigned node, uint
                 *persistent += nr - MIN(nr, s);
         }
         return 0;
-}
-
-/* Whether @rootfd is this process's /: only then are the node ids in it the kernel's (a test's
- * fake tree under --root is not bound to anything). */
-static bool is_host_root(int rootfd) {
-        struct stat a, b;
-
-        return fstat(rootfd, &a) >= 0 && stat("/", &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* Writes @count (the persistent pages the whole pool is to have) to nr_hugepages_mempolicy with
@@ -89,9 +56,10 @@ static int write_bound(int rootfd, unsigned node, uint64_t page_size, uint64_t c
         r = pool_global_path(path, sizeof(path), page_size, "nr_hugepages_mempolicy");
         if (r < 0)
                 return r;
-        /* maxnode counts one more than the bits of the mask (the kernel subtracts one) */
-        if (!is_host_root(rootfd))
+        /* a tree under --root: its node ids are not the kernel's, nothing to bind to */
+        if (!root_is_host(rootfd))
                 return write_u64_at(rootfd, path, count);
+        /* maxnode counts one more than the bits of the mask (the kernel subtracts one) */
         if (syscall(SYS_get_mempolicy, &mode, saved, POLICY_NODES + 1, NULL, 0UL) < 0)
                 return -errno;
         mask[node / BITS_PER_UL] |= 1UL << (node % BITS_PER_UL);

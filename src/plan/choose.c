@@ -6,7 +6,7 @@
 #include "plan/plan.h"
 #include "util/macro.h"
 
-void choose_rule(const struct kernel_caps *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret) {
+void choose_rule(const struct kernel_features *caps, uint64_t page_size, enum fill_mode mode, struct choose_rule *ret) {
         *ret = (struct choose_rule) { .candidates = { FILL_MODE_SYSFS }, .n = 1, .prefer = FILL_MODE_SYSFS };
         /* Under HVO a faulted page may cost a grace period: Mode=fault there is measured, to warn. */
         if (mode == FILL_MODE_FAULT && page_size < PLAN_GIGANTIC && caps->populate_write && caps->hvo == 1) {
@@ -93,8 +93,12 @@ uint64_t choose_write_pages(const struct choose_write *w, uint64_t left) {
         return (double) left <= pages * 1.5 ? left : (uint64_t) pages;
 }
 
+bool choose_worth_probing(double ns) {
+        return ns >= (double) CHOOSE_PROBE_WORTH_NS;
+}
+
 bool choose_probe_worth(const struct choose_node *nodes, size_t n, enum fill_mode first) {
-        return choose_estimate_ns(nodes, n, first) >= CHOOSE_PROBE_WORTH_NS;
+        return choose_worth_probing((double) choose_estimate_ns(nodes, n, first));
 }
 
 enum fill_mode choose_method(const struct choose_rule *rule, const struct choose_node *nodes, size_t n) {

@@ -114,13 +114,28 @@ static int plan_targets(const struct topology *t, const struct pool_spec *s, str
         return -EINVAL;
 }
 
+/* Fault workers per node when -t (ThreadsPerNode=) is not given: one per CPU of the node with the
+ * most, at most PLAN_AUTO_THREADS_MAX. */
+static unsigned auto_threads(const struct topology *t) {
+        unsigned cpus = 1;
+
+        for (size_t i = 0; i < t->n_nodes; i++)
+                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
+        return MIN(cpus, PLAN_AUTO_THREADS_MAX);
+}
+
+/* The fault workers of @p: as asked, else auto_threads() (and then threads_auto). */
+static void fault_threads(const struct topology *t, const struct config *c, struct plan_pool *p) {
+        p->threads = c->threads_per_node ? c->threads_per_node : auto_threads(t);
+        p->threads_auto = c->threads_per_node == 0;
+}
+
 /* Picks the method of a pool, and its threads, with the reason. Under Mode=auto with two
  * candidates the method is FILL_MODE_AUTO: measured at the start of the fill (choose.h). */
-static int plan_method(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+static int plan_method(const struct topology *t, const struct config *c, const struct kernel_features *caps,
                        const struct pool_spec *s, struct plan_pool *p, struct error *e) {
         struct choose_rule rule;
         char name[32];
-        unsigned cpus = 1;
 
         /* One writer per size for sysfs: the kernel's per-size resize_lock serialises every
          * writer of one size, so a second writer only adds contention. */
@@ -138,22 +153,18 @@ static int plan_method(const struct topology *t, const struct config *c, const s
         p->method_reason = rule.why;
         if (p->method == FILL_MODE_SYSFS)
                 return 0;
-        for (size_t i = 0; i < t->n_nodes; i++)
-                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
-        p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
-        p->threads_auto = c->threads_per_node == 0;
+        fault_threads(t, c, p);
         if (p->threads_auto && caps->hvo == 1) {
                 /* Under HVO each faulted surplus page waits in synchronize_rcu() inside
                  * __hugetlb_vmemmap_optimize_folio() (alloc_surplus_hugetlb_folio() ->
                  * hugetlb_vmemmap_optimize_folio(), 6.10+), asleep, not on a CPU; the waits of
                  * concurrent faults share grace periods (their kernel stacks all sit there at
-                 * once), so the pages per grace period grow with the workers, whatever the CPUs.
-                 * bench/hvo-workers.py, 64 pages on the 2-CPU build machine: hpfilld -t 1 932 ms,
-                 * -t 2 510, -t 4 394, -t 8 159, -t 16 159; processes instead of threads scaled
-                 * alike (one mm or several makes no difference: nothing per-mm is held across
-                 * the wait). The ramp's 10 ms windows cannot see that (a chunk takes a grace
-                 * period a page): a fixed count. */
-                p->threads = MAX(MIN(cpus, PLAN_AUTO_THREADS_MAX), PLAN_HVO_FAULT_WORKERS);
+                 * once), so the pages per grace period grow with the workers, whatever the CPUs,
+                 * up to about PLAN_HVO_FAULT_WORKERS (bench/hvo-workers.py measures the curve on
+                 * a machine); processes instead of threads scale alike (nothing per-mm is held
+                 * across the wait). The ramp's 10 ms windows cannot see that (a chunk takes a
+                 * grace period a page): a fixed count. */
+                p->threads = MAX(p->threads, PLAN_HVO_FAULT_WORKERS);
                 p->threads_auto = false;
         }
         return 0;
@@ -170,7 +181,7 @@ static bool amount_has_zero(const struct amount *a) {
 }
 
 static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-                     const struct kernel_caps *caps, const struct pool_spec *s, struct plan_pool *p,
+                     const struct kernel_features *caps, const struct pool_spec *s, struct plan_pool *p,
                      struct error *e) {
         char name[32], avail[128] = "";
         int si, r;
@@ -231,7 +242,7 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         return 0;
 }
 
-static int plan_reserve(const struct topology *t, const struct config *c, const struct kernel_caps *caps,
+static int plan_reserve(const struct topology *t, const struct config *c, const struct kernel_features *caps,
                         const struct reserve_spec *rs, struct plan_reserve *pr, struct error *e) {
         struct node_amount one = { .node = rs->node >= 0 ? (unsigned) rs->node : 0, .bytes = rs->bytes,
                                    .value = rs->value };
@@ -243,7 +254,6 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
         };
         struct plan_pool *p = &pr->pool;
         char name[32];
-        unsigned cpus = 1;
         int r;
 
         memcpy(pr->name, rs->name, sizeof(pr->name));
@@ -266,12 +276,9 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
         r = plan_targets(t, &spec, p, e);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < t->n_nodes; i++)
-                cpus = MAX(cpus, (unsigned) t->nodes[i].n_cpus);
         p->method = FILL_MODE_FAULT;
         p->method_reason = "a reservation is faulted in";
-        p->threads = c->threads_per_node ? c->threads_per_node : MIN(cpus, PLAN_AUTO_THREADS_MAX);
-        p->threads_auto = c->threads_per_node == 0;
+        fault_threads(t, c, p);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct plan_node *n = &p->nodes[i];
                 int cpu_node = topology_cpu_node_for(t, n->node_idx);
@@ -287,7 +294,7 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
 }
 
 int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-               const struct kernel_caps *caps, struct plan *ret, struct error *e) {
+               const struct kernel_features *caps, struct plan *ret, struct error *e) {
         struct plan p = { .min_percent = c->min_percent, .drop_caches = c->drop_caches };
         int r = 0;
 

@@ -65,7 +65,7 @@ static const char *hvo_to_json(int hvo) {
         return hvo < 0 ? "absent" : hvo ? "on" : "off";
 }
 
-void report_kernel_json(FILE *f, const struct kernel_caps *c) {
+void report_kernel_json(FILE *f, const struct kernel_features *c) {
         fputs("\"kernel\": {\"release\": ", f);
         json_string(f, *c->release ? c->release : NULL);
         fprintf(f, ", \"hvo\": \"%s\", \"init_on_alloc\": %s, \"init_on_alloc_from\": \"%s\", \"populate_write\": %s}",

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 
 #include "service/bench.h"
 #include "service/hostlock.h"
@@ -17,11 +16,11 @@
 #include "fill/executor.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/host.h"
+#include "kernel/kernel_features.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/macro.h"
-#include "util/rendezvous.h"
 #include "fill/pin.h"
 #include "plan/advise.h"
 #include "plan/plan.h"
@@ -47,11 +46,10 @@ struct bench {
         unsigned lock_timeout_s; /* --lock-timeout */
         bool json;
         struct topology t;
-        struct kernel_caps caps;
+        struct kernel_features caps;
         uint64_t *found;   /* persistent pages per node before (nr_hugepages less surplus) */
         uint64_t *surplus; /* surplus pages per node before: others' (a workload's), never counted */
         struct stop stop;
-        const char *pause_fifo; /* test builds: HPFILLD_TEST_BENCH_PAUSE_FIFO */
 };
 
 static int cmp_u64(const void *a, const void *b) {
@@ -365,7 +363,7 @@ static void print_results(const struct bench *b, const struct bench_row *rows, s
         const char *reason = winner_reason(b, rows, n, best);
         char kernel[192];
 
-        kernel_caps_describe(kernel, sizeof(kernel), &b->caps);
+        kernel_features_describe(kernel, sizeof(kernel), &b->caps);
         if (b->json) {
                 print_json(b, rows, n, best, memory_nodes(b), kernel, reason);
                 return;
@@ -430,7 +428,7 @@ static int bench_setup(struct bench *b, unsigned *ret_cpus) {
                 log_error("--size must be a whole number of pages, at least one");
                 return 2;
         }
-        kernel_caps_read(b->rootfd, strcmp(b->root, "/") == 0, KERNEL_CAPS_CMDLINE_UNREAD, &b->caps);
+        kernel_features_read(b->rootfd, root_is_host(b->rootfd), KERNEL_FEATURES_CMDLINE_UNREAD, &b->caps);
         b->found = calloc(b->t.n_nodes, sizeof(*b->found));
         b->surplus = calloc(b->t.n_nodes, sizeof(*b->surplus));
         if (!b->found || !b->surplus)
@@ -518,10 +516,6 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
                 if (b->json)
                         continue;
                 print_row(b, &rows[i]);
-#if HAVE_TEST_HOOKS
-                if (i == 0 && b->pause_fifo)
-                        test_rendezvous(b->pause_fifo); /* HPFILLD_TEST_BENCH_PAUSE_FIFO: the row is out */
-#endif
         }
         return 0;
 }
@@ -556,9 +550,6 @@ int bench_main(int argc, char *argv[]) {
                 return 2;
         }
         b.rootfd = rootfd;
-#if HAVE_TEST_HOOKS
-        b.pause_fifo = getenv("HPFILLD_TEST_BENCH_PAUSE_FIFO");
-#endif
         ret = bench_setup(&b, &cpus);
         if (ret != 0)
                 goto out;

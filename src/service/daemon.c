@@ -357,23 +357,24 @@ static int idle(struct daemon *d) {
         }
 }
 
-int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsigned lock_timeout_s) {
+int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
+               unsigned lock_timeout_s) {
         struct daemon d = {
                 .rootfd = rootfd,
                 .host = host,
                 .load = load,
                 .userdata = userdata,
                 .lock_timeout_s = lock_timeout_s,
-                .config = CONFIG_INIT,
+                .config = *config,
                 .sig_fd = -1,
                 .uevent_fd = -1,
                 .watchdog_fd = -1,
                 .hotplug_fd = -1,
                 .metrics_fd = -1,
         };
-        struct error e = {};
         int r, ret = EXIT_FAIL;
 
+        *config = (struct config) CONFIG_INIT; /* the daemon's now */
         stop_init(&d.stop);
         /* SIGHUP during a fill waits for it to end, then reloads; the other stop signals stop a
          * fill (the executor's) and, read here, the daemon. */
@@ -381,13 +382,6 @@ int daemon_run(int rootfd, bool host, daemon_load_fn load, void *userdata, unsig
         d.watchdog_usec = notify_watchdog_usec();
         if (open_fds(&d) < 0)
                 goto out;
-        r = load(rootfd, &d.config, userdata, &e);
-        if (r < 0) {
-                log_lines(LOG_ERR, e.msg);
-                (void) notifyf("STATUS=Bad configuration: %.*s\nERRNO=%d", (int) strcspn(e.msg, "\n"), e.msg, -r);
-                ret = EXIT_USAGE;
-                goto out;
-        }
         arm_metrics(&d);
         /* kept in /run across restarts: what an earlier daemon of this boot added is ours too */
         r = ledger_load(rootfd, &d.ledger);

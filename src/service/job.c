@@ -1,27 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* One fill from a configuration: topology, plan, checks, the fill itself, the report. */
+/* One fill from a configuration, in its order: topology, plan, checks (job_checks.c), the host lock,
+ * the fill itself, the report. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "plan/advise.h"
 #include "util/clock.h"
-#include "util/fileio.h"
-#include "plan/budget.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
 #include "service/job.h"
-#include "kernel/kernel_caps.h"
+#include "service/job_checks.h"
+#include "kernel/kernel_features.h"
 #include "util/log.h"
-#include "util/rendezvous.h"
 #include "util/macro.h"
 #include "util/sanitize.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
 #include "kernel/pool.h"
-#include "kernel/proc.h"
 #include "plan/report.h"
 #include "plan/report_json.h"
 #include "util/json.h"
@@ -43,181 +40,6 @@ static void summary_add(struct job *j, const char *line) {
         }
         /* STATUS= and the record take it: one line, whatever a path in it holds */
         escape_controls(j->summary + n, sizeof(j->summary) - n, line);
-}
-
-static int read_all_counts(int rootfd, const struct topology *t, struct pool_counts **ret) {
-        _cleanup_(freep) struct pool_counts *counts = NULL;
-        size_t n = t->n_page_sizes * t->n_nodes;
-        char path[160];
-        int r;
-
-        counts = calloc(n ? n : 1, sizeof(*counts));
-        if (!counts)
-                return log_error_errno(-ENOMEM, "Out of memory");
-        for (size_t s = 0; s < t->n_page_sizes; s++)
-                for (size_t i = 0; i < t->n_nodes; i++) {
-                        /* nr_hugepages to plan; free_hugepages for the reservations */
-                        r = pool_read_counts(rootfd, t, t->nodes[i].id, t->page_sizes[s], &counts[s * t->n_nodes + i]);
-                        if (r < 0) {
-                                (void) pool_path(path, sizeof(path), t, t->nodes[i].id, t->page_sizes[s], "");
-                                if (r == -ELOOP)
-                                        return log_error_errno(r, "Cannot read the pool counters in %s/%s: %s", shown_root(),
-                                                               path, attr_error_reason(r));
-                                return log_error_errno(r, "Cannot read the pool counters in %s/%s: %m", shown_root(), path);
-                        }
-                }
-        *ret = TAKE_PTR(counts);
-        return 0;
-}
-
-/* Pages of each size that mappings hold reserved (resv_hugepages): free pages, but not for a
- * new reservation. Before the fill makes any, all of them are others'. A tree without the file
- * (not the kernel's) has none. */
-static int read_all_resv(int rootfd, const struct topology *t, uint64_t *resv) {
-        char path[160];
-        int r;
-
-        for (size_t s = 0; s < t->n_page_sizes; s++) {
-                r = pool_read_global(rootfd, t->page_sizes[s], "resv_hugepages", &resv[s]);
-                if (r == -ENOENT)
-                        resv[s] = 0;
-                else if (r < 0) {
-                        (void) pool_global_path(path, sizeof(path), t->page_sizes[s], "resv_hugepages");
-                        return log_error_errno(r, "Cannot read %s/%s: %m", shown_root(), path);
-                }
-        }
-        return 0;
-}
-
-/* Every file the fill will write must be writable before the first write: all or nothing.
- * Opened as the write will open it (open_attr_at()): a symbolic link or a FIFO in the place of
- * an attribute is refused here, before anything changed. */
-static int check_writable(int rootfd, const struct topology *t, const struct plan *p) {
-        char path[160];
-        int fd;
-
-        for (size_t i = 0; i < p->n_pools; i++)
-                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
-                        const struct plan_node *n = &p->pools[i].nodes[j];
-
-                        if (n->action != PLAN_GROW && n->action != PLAN_SHRINK)
-                                continue;
-                        (void) pool_path(path, sizeof(path), t, n->node, p->pools[i].page_size, "nr_hugepages");
-                        fd = open_attr_at(rootfd, path);
-                        if (fd >= 0) {
-                                close(fd);
-                                continue;
-                        }
-                        if (attr_error_reason(fd))
-                                return log_error_errno(fd, "Cannot write %s/%s: %s", shown_root(), path,
-                                                       attr_error_reason(fd));
-                        return log_error_errno(fd, "Cannot write %s/%s: %m%s", shown_root(), path,
-                                               fd == -EACCES || fd == -EPERM ? " (are you root?)" : "");
-                }
-        return 0;
-}
-
-/* The kernel allocates huge pages for this process only on the nodes of its cpuset, whatever
- * the method (__alloc_pages() with a hardwall mask: cpuset_zone_allowed()): a node to grow
- * outside it would come back with nothing, and be called short. Nor can the process bind
- * itself there, which a node's write needs while other nodes hold surplus pages (pool_write.c).
- * Say so before any write. */
-static int check_mems_allowed(int rootfd, const struct plan *p) {
-        _cleanup_(freep) unsigned *allowed = NULL;
-        size_t n = 0;
-        char list[128];
-        int r;
-
-        r = proc_mems_allowed(rootfd, &allowed, &n);
-        if (r < 0) /* no proc/self/status (a fake tree), or a kernel without cpusets */
-                return 0;
-        for (size_t i = 0; i < p->n_pools; i++)
-                for (size_t j = 0; j < p->pools[i].n_nodes; j++) {
-                        const struct plan_node *pn = &p->pools[i].nodes[j];
-                        size_t k, c = 0;
-
-                        if (pn->action != PLAN_GROW && pn->action != PLAN_SHRINK)
-                                continue;
-                        for (k = 0; k < n && allowed[k] != pn->node; k++)
-                                ;
-                        if (k < n)
-                                continue;
-                        list[0] = 0;
-                        for (k = 0; k < n && c < sizeof(list); k++)
-                                c += (size_t) snprintf(list + c, sizeof(list) - c, "%s%u", k ? "," : "", allowed[k]);
-                        return log_error_errno(-EPERM,
-                                               "node%u: not among the nodes this process may allocate memory on "
-                                               "(its cpuset: Mems_allowed_list %s in /proc/self/status), so the "
-                                               "kernel gives it no huge pages there; run hpfilld outside that "
-                                               "cpuset (a unit's AllowedMemoryNodes=, a container's cpuset.mems)",
-                                               pn->node, n ? list : "empty");
-                }
-        return 0;
-}
-
-/* Where each reservation will live, and that its pages will be there: a hugetlbfs mount for its
- * page size, and enough free pages in its pool after the fill (those of a file a refill keeps
- * are in the file already). Nothing changes. */
-static int check_reserves(struct job *j, const struct topology *t, const struct pool_counts *counts,
-                          const struct plan *p, struct reserve_run *reserves) {
-        _cleanup_(freep) bool *kept = NULL;
-        _cleanup_(freep) uint64_t *resv = NULL;
-        struct error e = {};
-        int r;
-
-        if (p->n_reserves == 0)
-                return EXIT_OK;
-        r = reserve_locate(j->rootfd, j->host, p, reserves);
-        if (r > 0) {
-                int ret = EXIT_OK;
-
-                for (size_t i = 0; i < p->n_reserves; i++) {
-                        int error = reserves[i].error;
-
-                        if (!error)
-                                continue;
-                        /* No hugetlbfs mount for its size is the configuration's: nothing starts
-                         * (exit 2). A mount or directory refused (others control it, not what the
-                         * mount table said), or an owner unknown here: that reservation alone is
-                         * skipped, the fill goes on and exits 1. */
-                        if (error != -ENOENT && !j->strict) {
-                                log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
-                                          reserves[i].error_what);
-                                continue;
-                        }
-                        /* --check-config: what a fill would skip is not a good configuration */
-                        if (error != -ENOENT) {
-                                log_error("%s: %s: a fill would skip this reservation", p->reserves[i].pool.origin,
-                                          reserves[i].error_what);
-                                ret = EXIT_USAGE;
-                                continue;
-                        }
-                        log_error("%s: %s", p->reserves[i].pool.origin, reserves[i].error_what);
-                        ret = EXIT_USAGE;
-                }
-                if (ret != EXIT_OK)
-                        return ret;
-        }
-        kept = calloc(p->n_reserves, sizeof(*kept));
-        if (!kept) {
-                log_error_errno(-ENOMEM, "Out of memory");
-                return EXIT_FAIL;
-        }
-        for (size_t i = 0; i < p->n_reserves; i++)
-                kept[i] = reserve_is_there(&reserves[i]);
-        resv = calloc(t->n_page_sizes ? t->n_page_sizes : 1, sizeof(*resv));
-        if (!resv) {
-                log_error_errno(-ENOMEM, "Out of memory");
-                return EXIT_FAIL;
-        }
-        if (read_all_resv(j->rootfd, t, resv) < 0)
-                return EXIT_FAIL;
-        r = plan_check_reserves(t, counts, p, kept, resv, &e);
-        if (r < 0) {
-                log_error("%s", e.msg);
-                return EXIT_USAGE;
-        }
-        return EXIT_OK;
 }
 
 struct progress {
@@ -250,48 +72,6 @@ static void tick_progress(void *userdata) {
         if (p->job->progress)
                 p->job->progress(&st, p->job->userdata);
 }
-
-#if HAVE_TEST_HOOKS
-/* Test-suite knobs (hpfilld(8), ENVIRONMENT), compiled into -Dtest-hooks=true builds only: the
- * installed daemon reads no HPFILLD_TEST_* variable. */
-static uint64_t test_env(const char *name, uint64_t def) {
-        const char *s = getenv(name);
-        uint64_t v;
-
-        if (!s)
-                return def;
-        if (parse_u64(s, &v) < 0 || v == 0) {
-                log_warning("%s='%s' is not a positive number, ignoring", name, s);
-                return def;
-        }
-        return v;
-}
-
-/* HPFILLD_TEST_PLANNED_FIFO: a rendezvous between the plan and the host lock, where another
- * fill can come and go without making this one wait. */
-static void test_planned(void) {
-        const char *fifo = getenv("HPFILLD_TEST_PLANNED_FIFO");
-
-        if (fifo)
-                test_rendezvous(fifo);
-}
-
-static void test_hooks(struct fill_shared *s) {
-        s->step_pages = test_env("HPFILLD_TEST_STEP_PAGES", 0);
-        s->step_bytes = test_env("HPFILLD_TEST_STEP_BYTES", s->step_bytes);
-        s->interrupt_after = test_env("HPFILLD_TEST_INTERRUPT_AFTER_STEPS", 0);
-        s->pause_fifo = getenv("HPFILLD_TEST_PAUSE_FIFO");
-        s->pause_after = test_env("HPFILLD_TEST_PAUSE_AFTER_STEPS", 0);
-        s->probe_always = test_env("HPFILLD_TEST_PROBE_ALWAYS", 0) != 0;
-}
-#else
-static void test_planned(void) {
-}
-
-static void test_hooks(struct fill_shared *s) {
-        (void) s;
-}
-#endif
 
 /* For the metrics: what the plan asked of each pool and how it went. */
 static void record_pool(struct job *j, const struct plan_pool *pp, const struct pool_run *run, bool met) {
@@ -433,8 +213,8 @@ static void report_flush(struct job *j) {
 /* Where a pool was measured: the kernel it was measured on (HVO as read at the last measurement),
  * in the report and the summary; a warning where fault was asked for and measured far slower. */
 static void report_measured(struct job *j, const struct plan *p, const struct pool_run *runs,
-                            const struct kernel_caps *caps) {
-        struct kernel_caps seen = *caps;
+                            const struct kernel_features *caps) {
+        struct kernel_features seen = *caps;
         char kernel[192], name[32];
         bool any = false;
 
@@ -455,7 +235,7 @@ static void report_measured(struct job *j, const struct plan *p, const struct po
         if (!any)
                 return;
         (void) snprintf(kernel, sizeof(kernel), "Measured on ");
-        kernel_caps_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
+        kernel_features_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
         summary_add(j, kernel);
         if (j->report && log_get_max_level() >= LOG_INFO)
                 fprintf(j->report, "%s\n", kernel);
@@ -521,7 +301,7 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
 }
 
 static int run(struct job *j, struct topology *t, const struct plan *p, struct reserve_run *reserves,
-               const struct kernel_caps *caps) {
+               const struct kernel_features *caps) {
         _cleanup_(freep) struct pool_run *runs = NULL;
         _cleanup_(freep) uint64_t *after = NULL, *surplus_after = NULL;
         struct progress progress = {};
@@ -542,7 +322,6 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         struct tally tally = {};
         int r;
 
-        test_hooks(&shared);
         runs = calloc(p->n_pools + 1, sizeof(*runs));
         shorts = calloc(p->n_pools + 1, sizeof(*shorts));
         after = calloc(t->n_nodes + 1, sizeof(*after));
@@ -622,10 +401,10 @@ int job_recover_journal(int rootfd, bool host) {
  * an earlier call left in @counts, @p and @reserves is dropped first. EXIT_OK, or the status the
  * run ends with; a dry run shows the plan first. */
 static int plan_checked(struct job *j, const struct topology *t, const struct config *c,
-                        const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
+                        const struct kernel_features *caps, struct pool_counts **counts, struct plan *p,
                         struct reserve_run **reserves) {
         struct error e = {};
-        int r, ret;
+        int r;
 
         if (*reserves)
                 reserve_runs_done(*reserves, p->n_reserves);
@@ -634,7 +413,7 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
         free(*counts);
         *counts = NULL;
         plan_done(p);
-        if (read_all_counts(j->rootfd, t, counts) < 0)
+        if (job_read_counts(j->rootfd, t, counts) < 0)
                 return EXIT_FAIL;
         r = plan_build(t, *counts, c, caps, p, &e);
         if (r < 0) {
@@ -655,26 +434,11 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
                 char kernel[160];
 
                 report_plan(j->report, p);
-                kernel_caps_describe(kernel, sizeof(kernel), caps);
+                kernel_features_describe(kernel, sizeof(kernel), caps);
                 fprintf(j->report, "Kernel: %s\n", kernel);
         }
-        ret = check_reserves(j, t, *counts, p, *reserves);
-        if (ret != EXIT_OK)
-                return ret;
-        if (check_mems_allowed(j->rootfd, p) < 0)
-                return EXIT_USAGE;
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
-        return check_writable(j->rootfd, t, p) < 0 ? EXIT_FAIL : EXIT_OK;
-}
-
-/* Whether the pools moved since @before was read: another fill may have come and gone between
- * the plan and the lock without making us wait. */
-static bool counts_changed(int rootfd, const struct topology *t, const struct pool_counts *before) {
-        _cleanup_(freep) struct pool_counts *now = NULL;
-
-        if (read_all_counts(rootfd, t, &now) < 0)
-                return true;
-        return memcmp(now, before, t->n_page_sizes * t->n_nodes * sizeof(*now)) != 0;
+        return job_check(j, t, *counts, p, *reserves);
 }
 
 /* One fill per host, from before the first write until all is put back: takes the host lock
@@ -684,7 +448,7 @@ static bool counts_changed(int rootfd, const struct topology *t, const struct po
  * other mappings reserved do not show in the counts, so a plan with reservations is always
  * checked again). Returns the lock's fd, or -1 with *ret the run's exit status. */
 static int lock_host(struct job *j, const struct topology *t, const struct config *c,
-                     const struct kernel_caps *caps, struct pool_counts **counts, struct plan *p,
+                     const struct kernel_features *caps, struct pool_counts **counts, struct plan *p,
                      struct reserve_run **reserves, int *ret) {
         _cleanup_(closep) int fd = -1;
         bool waited;
@@ -696,7 +460,7 @@ static int lock_host(struct job *j, const struct topology *t, const struct confi
                 return -1;
         /* what a fill that died left raised: put back before we read the pools */
         job_recover_journal(j->rootfd, j->host);
-        *ret = waited || p->n_reserves > 0 || counts_changed(j->rootfd, t, *counts)
+        *ret = waited || p->n_reserves > 0 || job_counts_changed(j->rootfd, t, *counts)
                        ? plan_checked(j, t, c, caps, counts, p, reserves)
                        : EXIT_OK;
         return *ret == EXIT_OK ? TAKE_FD(fd) : -1;
@@ -708,7 +472,7 @@ int job_run(struct job *j, const struct config *c) {
         _cleanup_(freep) struct reserve_run *reserves = NULL;
         _cleanup_(freep) uint64_t *before = NULL;
         struct topology topo = {};
-        struct kernel_caps caps = {};
+        struct kernel_features caps = {};
         struct plan plan = {};
         struct error e = {};
         uint64_t start;
@@ -724,7 +488,7 @@ int job_run(struct job *j, const struct config *c) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 goto out;
         }
-        kernel_caps_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_CAPS_CMDLINE_UNREAD, &caps);
+        kernel_features_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
         /* Everything the run needs, before its first write; a dry run ends with the same status. */
         ret = plan_checked(j, &topo, c, &caps, &counts, &plan, &reserves);
         /* said only where it decides: a plan that fits the nodes' own counts needs no word */
@@ -736,7 +500,6 @@ int job_run(struct job *j, const struct config *c) {
                             topology_uncounted(&topo) >> 20);
         if (ret != EXIT_OK || j->dry_run)
                 goto out;
-        test_planned();
         lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &ret);
         if (lock_fd < 0)
                 goto out;

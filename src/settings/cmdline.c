@@ -6,29 +6,9 @@
 
 #include "settings/cmdline.h"
 #include "settings/settings.h"
+#include "util/cmdline_words.h"
 
 #define WHERE "kernel command line"
-
-/* The next word of @p (the kernel's rules: spaces separate, double quotes group), unquoted
- * into @buf, which holds at least strlen(@p) + 1 bytes; NULL at the end. */
-static const char *next_word(const char *p, char *buf) {
-        bool quoted = false;
-        size_t n = 0;
-
-        while (*p == ' ' || *p == '\t' || *p == '\n')
-                p++;
-        if (!*p)
-                return NULL;
-        for (; *p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
-                if (*p == '"') {
-                        quoted = !quoted;
-                        continue;
-                }
-                buf[n++] = *p;
-        }
-        buf[n] = 0;
-        return p;
-}
 
 static int apply_pool(const char *value, struct config *layer, struct error *e) {
         struct pool_spec spec;
@@ -39,12 +19,11 @@ static int apply_pool(const char *value, struct config *layer, struct error *e) 
         if (r < 0)
                 return error_prefix(e, r, WHERE ": hpfilld.pool=%s", value);
         (void) snprintf(spec.origin, sizeof(spec.origin), WHERE ": hpfilld.pool=%s", value);
-        for (size_t i = 0; i < layer->n_pools; i++)
-                if (layer->pools[i].page_size == spec.page_size) {
-                        amount_done(&spec.amount);
-                        return error_set(e, -EINVAL, WHERE ": hpfilld.pool=%s: a second pool of page size %s", value,
-                                         page_size_name(spec.page_size, name));
-                }
+        if (pool_spec_find(layer->pools, layer->n_pools, spec.page_size)) {
+                amount_done(&spec.amount);
+                return error_set(e, -EINVAL, WHERE ": hpfilld.pool=%s: a second pool of page size %s", value,
+                                 page_size_name(spec.page_size, name));
+        }
         return config_put_pool(layer, &spec);
 }
 
@@ -81,7 +60,7 @@ int cmdline_apply(const char *cmdline, struct config *c, struct error *e) {
         word = malloc(strlen(cmdline) + 1);
         if (!word)
                 return -ENOMEM;
-        for (const char *p = cmdline; r >= 0 && (p = next_word(p, word));) {
+        for (const char *p = cmdline; r >= 0 && (p = cmdline_next_word(p, word));) {
                 char *eq;
 
                 if (strcmp(word, "--") == 0)

@@ -37,15 +37,14 @@ int fill_mode_from_string(const char *s, enum fill_mode *ret) {
 }
 
 int config_put_pool(struct config *c, struct pool_spec *spec) {
-        struct pool_spec *p;
+        struct pool_spec *p = (struct pool_spec *) pool_spec_find(c->pools, c->n_pools, spec->page_size);
 
-        for (size_t i = 0; i < c->n_pools; i++)
-                if (c->pools[i].page_size == spec->page_size) {
-                        amount_done(&c->pools[i].amount);
-                        c->pools[i] = *spec;
-                        *spec = (struct pool_spec) {};
-                        return 0;
-                }
+        if (p) {
+                amount_done(&p->amount);
+                *p = *spec;
+                *spec = (struct pool_spec) {};
+                return 0;
+        }
         p = realloc(c->pools, (c->n_pools + 1) * sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -64,13 +63,12 @@ void config_drop_pools(struct config *c) {
 }
 
 int config_put_reserve(struct config *c, const struct reserve_spec *spec) {
-        struct reserve_spec *p;
+        struct reserve_spec *p = (struct reserve_spec *) reserve_spec_find(c->reserves, c->n_reserves, spec->name);
 
-        for (size_t i = 0; i < c->n_reserves; i++)
-                if (strcmp(c->reserves[i].name, spec->name) == 0) {
-                        c->reserves[i] = *spec;
-                        return 0;
-                }
+        if (p) {
+                *p = *spec;
+                return 0;
+        }
         p = realloc(c->reserves, (c->n_reserves + 1) * sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -142,10 +140,9 @@ static int finish_pool(struct file_state *s, struct error *e) {
                 return error_set(e, -EINVAL, "%s:%u: [Pool] has no PageSize=", s->name, s->pool_line);
         if (!(s->seen_pool_keys & (1u << KEY_AMOUNT)))
                 return error_set(e, -EINVAL, "%s:%u: [Pool] has no Amount=", s->name, s->pool_line);
-        for (size_t i = 0; i < s->n_pools; i++)
-                if (s->pools[i].page_size == s->pool.page_size)
-                        return error_set(e, -EINVAL, "%s:%u: a second [Pool] for page size %s", s->name,
-                                         s->pool_line, page_size_name(s->pool.page_size, name));
+        if (pool_spec_find(s->pools, s->n_pools, s->pool.page_size))
+                return error_set(e, -EINVAL, "%s:%u: a second [Pool] for page size %s", s->name, s->pool_line,
+                                 page_size_name(s->pool.page_size, name));
         p = realloc(s->pools, (s->n_pools + 1) * sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -166,10 +163,9 @@ static int finish_reserve(struct file_state *s, struct error *e) {
                 return error_set(e, -EINVAL, "%s:%u: [Reserve] has no PageSize=", s->name, s->reserve_line);
         if (!(s->seen_reserve_keys & (1u << RKEY_AMOUNT)))
                 return error_set(e, -EINVAL, "%s:%u: [Reserve] has no Amount=", s->name, s->reserve_line);
-        for (size_t i = 0; i < s->n_reserves; i++)
-                if (strcmp(s->reserves[i].name, s->reserve.name) == 0)
-                        return error_set(e, -EINVAL, "%s:%u: a second [Reserve] named '%s'", s->name,
-                                         s->reserve_line, s->reserve.name);
+        if (reserve_spec_find(s->reserves, s->n_reserves, s->reserve.name))
+                return error_set(e, -EINVAL, "%s:%u: a second [Reserve] named '%s'", s->name, s->reserve_line,
+                                 s->reserve.name);
         p = realloc(s->reserves, (s->n_reserves + 1) * sizeof(*p));
         if (!p)
                 return -ENOMEM;

@@ -126,6 +126,20 @@ int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e) {
         return 0;
 }
 
+const struct pool_spec *pool_spec_find(const struct pool_spec *pools, size_t n, uint64_t page_size) {
+        for (size_t i = 0; i < n; i++)
+                if (pools[i].page_size == page_size)
+                        return &pools[i];
+        return NULL;
+}
+
+const struct reserve_spec *reserve_spec_find(const struct reserve_spec *reserves, size_t n, const char *name) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(reserves[i].name, name) == 0)
+                        return &reserves[i];
+        return NULL;
+}
+
 int check_reserve_name(const char *s, struct error *e) {
         size_t n = strlen(s), max = sizeof(((struct reserve_spec *) NULL)->name) - 1;
 

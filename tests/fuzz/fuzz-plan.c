@@ -47,7 +47,7 @@ struct machine {
         unsigned dist[MAX_NODES][MAX_NODES];
         uint64_t sizes[3];
         struct pool_counts counts[3 * MAX_NODES];
-        struct kernel_caps caps;
+        struct kernel_features caps;
 };
 
 static void make_machine(struct bytes *b, struct machine *m) {

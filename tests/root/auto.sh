@@ -7,6 +7,7 @@
 # free pages in the pool fault is not probed, and a workload mapping pages all through a forced
 # probe gets every one.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 HVO=/proc/sys/vm/hugetlb_optimize_vmemmap
 [ -w "$HVO" ] || { echo "SKIP: no writable $HVO on this kernel"; exit 77; }
@@ -35,7 +36,7 @@ fill_auto() {
 
 rate='[0-9]+ pages/s'
 echo 1 >"$HVO"
-fill_auto 0 "$HPFILLD"
+fill_auto 0 "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "^2M pool: 120/120 pages on [0-9]+ nodes? in [0-9]+ ms \(sysfs, 1 writer\), auto: measured sysfs $rate, fault $rate: sysfs [0-9.]+x as fast$"
 # a pool with free pages already: a fault would take them before it made new ones, so fault
 # is not probed, and no page is held from anyone: a workload that keeps mapping 1 to 16 of the
@@ -45,7 +46,7 @@ coproc LOOP { python3 "$SOURCE_ROOT/tests/root/map-loop.py" 16; }
 loop_pid=$LOOP_PID
 read -r line <&"${LOOP[0]}" || true
 [ "$line" = mapping ] || fail "the workload could not map: '$line'"
-expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD" --once --pool 2M:120
+expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD_HOOKED" --once --pool 2M:120
 echo >&"${LOOP[1]}"
 read -r line <&"${LOOP[0]}" || true
 wait "$loop_pid" || true
@@ -57,14 +58,12 @@ echo "ok: free pages found: fault not probed, the workload's $line"
 # deterministic: the fill paused in its probe (a test hook, after its second step: under the
 # old design inside the fault step, the free pages held), a workload maps every free page that
 # no mapping has reserved; it gets them all
-if [ "${HPFILLD_TEST_HOOKS:-}" = yes ]; then
-        pool2m_set 30
+pool2m_set 30
         mkfifo "$WORK/probe.fifo"
         HPFILLD_TEST_PAUSE_FIFO="$WORK/probe.fifo" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_PROBE_ALWAYS=1 \
-                HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD" --once --pool 2M:120 >"$WORK/probe.out" 2>&1 &
+                HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD_HOOKED" --once --pool 2M:120 >"$WORK/probe.out" 2>&1 &
         probe_pid=$!
-        line=$(timeout 60 sh -c 'read -r l <"$1" && echo "$l"' sh "$WORK/probe.fifo") || fail "the fill did not pause"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        wait_paused "$WORK/probe.fifo" "the fill paused in its probe"
         want=$(($(cat $G/free_hugepages) - $(cat $G/resv_hugepages)))
         [ "$want" -ge 30 ] || fail "the paused fill holds free pages: $(cat $G/free_hugepages) free, $(cat $G/resv_hugepages) reserved"
         python3 - "$want" <<'PY' || fail "with the fill paused in its probe, the workload could not map the $want free pages"
@@ -79,7 +78,6 @@ PY
         [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
         clean_after
         echo "ok: the fill paused in its probe, a workload maps all $want free pages"
-fi
 # an empty pool: the probe faults (the free pages it meets are the fill's own), and a workload
 # holding pages mapped keeps them
 pool2m_set 8
@@ -88,15 +86,15 @@ fill_auto_keep() { # as fill_auto, from the pool as it is
         expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$@" --once --pool 2M:120
         [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
 }
-fill_auto_keep "$HPFILLD"
+fill_auto_keep "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 hold_release
 clean_after
 echo "ok: no free pages found: fault probed, the workload's pages intact"
 
 # init_on_alloc=1 shown on the command line: the rule would fault; the measurement says sysfs
-printf '%s init_on_alloc=1\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
-fill_auto 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD"
+printf 'init_on_alloc=1 %s\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
+fill_auto 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
 # fault asked for under HVO: faulted as asked, and a warning with both rates
@@ -108,7 +106,7 @@ clean_after
 
 # HVO off: measured as well (this kernel does not zero at allocation: sysfs again)
 echo 0 >"$HVO"
-fill_auto 0 "$HPFILLD"
+fill_auto 0 "$HPFILLD_HOOKED"
 expect_in "$WORK/out" "auto: measured sysfs $rate, fault $rate: sysfs"
 
 # fault asked for without HVO: as asked, not measured, no warning

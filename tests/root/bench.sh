@@ -5,6 +5,7 @@
 # afterwards, also with surplus pages a workload holds; as a user it says it needs root; it
 # waits for the host lock as a fill does.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 pool2m_set 5
 before=$(snapshot)
@@ -57,32 +58,30 @@ expect_in "$WORK/err" "^hpfilld: Measuring fault, 1 thread per node: run 1 of 1$
 
 # each row as it is measured: the first row comes through the pipe while the bench waits (a
 # test hook) with the rest still to measure
-if [ "${HPFILLD_TEST_HOOKS:-}" = yes ]; then
-        FIFO="$WORK/bench.fifo"
-        mkfifo "$FIFO"
-        coproc BENCH { HPFILLD_TEST_BENCH_PAUSE_FIFO="$FIFO" "$HPFILLD" bench --size 32M --runs 1 2>"$WORK/bench.err"; }
-        bench_pid=$BENCH_PID
-        row=
-        while read -r -t 60 line <&"${BENCH[0]}"; do
-                echo "$line" >>"$WORK/bench.out"
-                case $line in "sysfs "*) row=$line; break ;; esac
-        done
-        [ -n "$row" ] || fail "no sysfs row came through the pipe: $(cat "$WORK/bench.out" "$WORK/bench.err")"
-        # the open itself waits for the bench: bounded by timeout, not by read -t
-        line=$(timeout 60 sh -c 'read -r l <"$1" && echo "$l"' sh "$FIFO") ||
-                fail "the bench did not pause after its first row"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
-        kill -0 "$bench_pid" || fail "the bench ended before its first row was read"
-        ! grep -q "^Recommended" "$WORK/bench.out" || fail "the bench had ended"
-        expect_in "$WORK/bench.err" "Measuring sysfs: run 1 of 1$"
-        ! grep -q "Measuring fault" "$WORK/bench.err" || fail "the bench went on past its pause"
-        fifo_go "$FIFO"
-        cat <&"${BENCH[0]}" >>"$WORK/bench.out"
-        wait "$bench_pid" || fail "the bench failed: $(cat "$WORK/bench.err")"
-        expect_in "$WORK/bench.out" "^fault +1 +"
-        expect_in "$WORK/bench.out" "^Recommended: Mode="
-        [ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
-fi
+FIFO="$WORK/bench.fifo"
+mkfifo "$FIFO"
+coproc BENCH { HPFILLD_TEST_BENCH_PAUSE_FIFO="$FIFO" "$HPFILLD_HOOKED" bench --size 32M --runs 1 2>"$WORK/bench.err"; }
+bench_pid=$BENCH_PID
+row=
+while read -r -t 60 line <&"${BENCH[0]}"; do
+        echo "$line" >>"$WORK/bench.out"
+        case $line in "sysfs "*) row=$line; break ;; esac
+done
+[ -n "$row" ] || fail "no sysfs row came through the pipe: $(cat "$WORK/bench.out" "$WORK/bench.err")"
+# the open itself waits for the bench: bounded by timeout, not by read -t
+line=$(timeout 60 sh -c 'read -r l <"$1" && echo "$l"' sh "$FIFO") ||
+        fail "the bench did not pause after its first row"
+[ "$line" = paused ] || fail "no rendezvous: '$line'"
+kill -0 "$bench_pid" || fail "the bench ended before its first row was read"
+! grep -q "^Recommended" "$WORK/bench.out" || fail "the bench had ended"
+expect_in "$WORK/bench.err" "Measuring sysfs: run 1 of 1$"
+! grep -q "Measuring fault" "$WORK/bench.err" || fail "the bench went on past its pause"
+fifo_go "$FIFO"
+cat <&"${BENCH[0]}" >>"$WORK/bench.out"
+wait "$bench_pid" || fail "the bench failed: $(cat "$WORK/bench.err")"
+expect_in "$WORK/bench.out" "^fault +1 +"
+expect_in "$WORK/bench.out" "^Recommended: Mode="
+[ "$(snapshot)" = "$before" ] || fail "bench did not put the pools back"
 
 # surplus pages a workload holds are not the bench's: not counted, and surplus again after
 pool2m_set 0

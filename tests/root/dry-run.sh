@@ -10,8 +10,9 @@ expect_in "$WORK/out" "^SIZE +NODE +NOW +TARGET +DELTA +METHOD +THREADS +ACTION$
 expect_in "$WORK/out" "^2M +node[0-9]+ +[0-9]+ +[0-9]+ +\+[0-9]+ +(sysfs +1|(fault|auto) +[0-9]+) +grow$"
 expect_in "$WORK/out" "^2M: auto: sysfs and fault measured on the first pages of each node, the faster carries on; a tie goes to (sysfs|fault) \("
 expect_in "$WORK/out" "^Kernel: Linux $(uname -r): HVO (on|off|off \(not in this kernel\)), init_on_alloc (on|off) \(from: (kernel command line|/boot/config|unknown)\)$"
-# where init_on_alloc comes from, as the kernel command line shows it (a private mount namespace)
-printf '%s init_on_alloc=1\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
+# where init_on_alloc comes from, as the kernel command line shows it (a private mount namespace);
+# first on the line: after a "--" (this host has one) a word is init's, not the kernel's
+printf 'init_on_alloc=1 %s\n' "$(cat /proc/cmdline)" >"$WORK/cmdline"
 expect_rc 0 unshare -m sh -c 'mount --bind "$0" /proc/cmdline && exec "$@"' "$WORK/cmdline" "$HPFILLD" -n --pool 2M:200M
 expect_in "$WORK/out" "init_on_alloc on \(from: kernel command line\)$"
 expect_rc 0 "$HPFILLD" --once --dry-run --mode fault --pool 2M:200M
@@ -44,5 +45,12 @@ if [ "$mem" -ge $((10 << 20)) ]; then
 else
         echo "not checked here: 8 GiB of 2M pages on a host of $((mem >> 10)) MiB"
 fi
+# the host however --root spells it: the same plan, the same kernel (one decision, root_is_host())
+expect_rc 0 "$HPFILLD" -n --pool 2M:200M
+cp "$WORK/out" "$WORK/out.host"
+for spelling in /. // /sys/..; do
+        expect_rc 0 "$HPFILLD" --root "$spelling" -n --pool 2M:200M
+        cmp -s "$WORK/out" "$WORK/out.host" || { diff "$WORK/out.host" "$WORK/out"; fail "--root $spelling is not taken for the host"; }
+done
 [ "$(snapshot)" = "$before" ] || fail "--dry-run changed the pools"
 echo PASS

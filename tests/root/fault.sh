@@ -4,6 +4,7 @@
 # page of an empty pool faulted and adopted (none topped up by sysfs), no surplus left behind,
 # nr_overcommit_hugepages put back on success and on interruption; free pages never faulted.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
@@ -48,12 +49,10 @@ expect_rc 0 "$HPFILLD" --once --mode fault -t 2 --pool "2M:node$first=50"
 clean_after 7
 echo 0 >$G/nr_overcommit_hugepages
 
-# (the interruptions: a test hook, in builds with -Dtest-hooks=true only)
-if [ "${HPFILLD_TEST_HOOKS:-no}" = yes ]; then
 # interrupted after 3 chunks of 12 pages (100 pages, 1 worker: chunks of 100/8): the pages of
 # whole chunks are kept, the rest goes back to the kernel; nothing else changes
 pool2m_set 0
-HPFILLD_TEST_INTERRUPT_AFTER_STEPS=3 expect_rc 1 "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=100"
+HPFILLD_TEST_INTERRUPT_AFTER_STEPS=3 expect_rc 1 "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=100"
 expect_in "$WORK/err" "Interrupted by signal 2"
 expect_in "$WORK/out" "^2M pool: 36/100 pages on 1 node in [0-9]+ ms \(fault, 1 thread/node\), interrupted$"
 [ "$(node_nr "$first" 2048)" = 36 ] || fail "interrupted: node$first holds $(node_nr "$first" 2048), expected 36"
@@ -61,12 +60,11 @@ clean_after 0
 
 # 2 workers interrupted: whatever the count, it is what the report says and nothing leaks
 pool2m_set 0
-HPFILLD_TEST_INTERRUPT_AFTER_STEPS=2 expect_rc 1 "$HPFILLD" --once --mode fault -t 2 --pool "2M:node$first=200"
+HPFILLD_TEST_INTERRUPT_AFTER_STEPS=2 expect_rc 1 "$HPFILLD_HOOKED" --once --mode fault -t 2 --pool "2M:node$first=200"
 got=$(node_nr "$first" 2048)
 expect_in "$WORK/out" "^2M pool: $got/200 pages"
 [ "$got" -lt 200 ] || fail "interrupted but complete"
 clean_after 0
-fi
 
 # a partly filled pool: a fault would take its free pages first (alloc_hugetlb_folio() dequeues
 # them before it makes a surplus page) and zero them again, so the node that has some is grown by
@@ -76,10 +74,9 @@ echo 32 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
 FIFO="$WORK/fifo"
 mkfifo "$FIFO"
 HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=1 \
-        "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=96" >"$WORK/out" 2>"$WORK/err" &
+        "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=96" >"$WORK/out" 2>"$WORK/err" &
 hpid=$!
-read -r line <"$FIFO"
-[ "$line" = paused ] || fail "no rendezvous: '$line'"
+wait_paused "$FIFO"
 free_mid=$(cat $G/free_hugepages)
 echo go >"$FIFO"
 rc=0
@@ -89,6 +86,7 @@ wait $hpid || rc=$?
 expect_in "$WORK/out" "^2M pool: 96/96 pages on 1 node in [0-9]+ ms \(fault, no page faulted\), 64 of them by sysfs$"
 [ "$(node_nr "$first" 2048)" = 96 ] || fail "node$first holds $(node_nr "$first" 2048), expected 96"
 clean_after 0
+
 
 # the plan says fault, and why
 expect_rc 0 "$HPFILLD" --once --mode fault --dry-run --pool 2M:20

@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # SIGINT mid-fill: the fill stops between steps, reports what it did, exits 1; pages stay.
-# before lib.sh, which saves the pools: a skip touches nothing
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
@@ -12,7 +11,7 @@ pool2m_set 0
 # Steps of 10 pages; after the 3rd write hpfilld sends itself a real SIGINT and waits for
 # its own signal handling to stop the fill: mid-fill by construction, no timing involved.
 HPFILLD_TEST_STEP_PAGES=10 HPFILLD_TEST_INTERRUPT_AFTER_STEPS=3 \
-        expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=100"
+        expect_rc 1 "$HPFILLD_HOOKED" --once --pool "2M:node$first=100"
 expect_in "$WORK/err" "Interrupted by signal 2"
 expect_in "$WORK/out" "^2M pool: 30/100 pages on 1 node in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?, interrupted$"
 expect_in "$WORK/out" "node$first: 0 -> 30 \(target 100, short\)"

@@ -6,6 +6,7 @@
 # still runs. Mid-fill by a FIFO
 # rendezvous; the kill while the fill waits there.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
@@ -18,10 +19,9 @@ EXTRA_CLEANUP='rm -f $ENTRY'
 
 paused_fill() { # a fault fill of 60 pages, paused after its 2nd chunk: the overcommit raised
         HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 \
-                "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/out1" 2>"$WORK/err1" &
+                "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
-        read -r line <"$FIFO"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        wait_paused "$FIFO"
         [ "$(cat $OC)" = 60 ] || fail "overcommit $(cat $OC) mid-fill, expected 60"
         [ -f $ENTRY ] || fail "no journal entry mid-fill"
         grep -Eq "^path=sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages found=3 set=60 pid=$PID1 start=[0-9]+$" $ENTRY ||

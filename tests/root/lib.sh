@@ -18,6 +18,14 @@ fi
 [ -d "$HP/hugepages-2048kB" ] || { echo "SKIP: no 2 MiB huge pages on this kernel"; exit 77; }
 : "${HPFILLD:?HPFILLD must name the hpfilld binary}"
 
+# need_test_hooks: the test pauses or interrupts fills through the test hooks (tests/hooks/hooks.h),
+# linked into HPFILLD_HOOKED, the binary tests/meson.build builds beside hpfilld: skips (exit 77,
+# with the reason) without it, say when run outside meson
+need_test_hooks() {
+        [ -n "${HPFILLD_HOOKED:-}" ] && [ -x "$HPFILLD_HOOKED" ] ||
+                { echo "SKIP: no HPFILLD_HOOKED (tests/hpfilld-hooked, the binary with the test hooks)"; exit 77; }
+}
+
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
 SAVED="$WORK/saved"
 
@@ -61,12 +69,31 @@ restore_pools() {
         done
 }
 
+# wait_paused FIFO [WHAT]: until the fill (hpfilld-hooked) says "paused" on FIFO, at most 30 s: a
+# binary that never opens it (one without the hooks) fails the test instead of hanging it.
+wait_paused() {
+        local line
+        line=$(timeout 30 sh -c 'read -r l <"$1" && echo "$l"' sh "$1") ||
+                fail "${2:+$2: }no rendezvous on $1 within 30 s (a binary without the test hooks, or one that died?)"
+        [ "$line" = paused ] || fail "${2:+$2: }no rendezvous: '$line'"
+}
+
 # fifo_go FIFO: lets a fill paused at HPFILLD_TEST_PAUSE_FIFO go on. The write waits until the
 # fill has the FIFO open to read: "go" written before that, through a descriptor closed at
 # once, would be lost with the pipe, and the fill would wait for ever. A fill that died is a
 # failure after 30 s.
 fifo_go() {
         timeout 30 sh -c 'echo go >"$1"' sh "$1" || fail "the paused fill did not take $1 back"
+}
+
+# read_waiting: the next line on fd 4 (a second fill's stderr) into $line, past the warning a
+# host whose nodes' meminfo lags /proc/meminfo gets before every plan (job.c)
+read_waiting() {
+        while read -r line <&4; do
+                case $line in "hpfilld: The nodes' meminfo count "*) continue ;; esac
+                return 0
+        done
+        return 1
 }
 
 # second_exits RC: waits for the second of two fills (pid $PID2, stdout in $WORK/out2, its

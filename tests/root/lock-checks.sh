@@ -9,7 +9,7 @@
 # memory budget (on a fake tree under --root: a real one would take gigabytes). And a fill
 # that did not wait, when another came and went between its plan and its lock.
 . "$(dirname "$0")/lib.sh"
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
+need_test_hooks
 
 G=$HP/hugepages-2048kB
 FIFO="$WORK/pause"
@@ -26,13 +26,12 @@ EXTRA_CLEANUP='[ -z "${HOLD_PID:-}" ] || { kill "$HOLD_PID"; wait "$HOLD_PID"; }
 start_paused() {
         env "$@" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
-        read -r line <"$FIFO"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        wait_paused "$FIFO"
 }
 # first_paused ARGS...: the first fill, in steps of 10 pages, paused after its 2nd step
 first_paused() {
         start_paused HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_STEP_PAGES=10 \
-                "$HPFILLD" --once --mode sysfs "$@"
+                "$HPFILLD_HOOKED" --once --mode sysfs "$@"
 }
 # second ARGS...: the second fill, in the background, once it says it waits (its first checks
 # passed then)
@@ -40,7 +39,7 @@ second() {
         "$HPFILLD" --once --mode sysfs "$@" >"$WORK/out2" 2>"$WORK/err2" &
         PID2=$!
         exec 4<"$WORK/err2"
-        read -r line <&4
+        read_waiting || true
         echo "$line" | grep -q "Another fill is running: pid $PID1" || fail "the second fill said '$line'"
 }
 # second_ends RC: lets the first go on, then the second must end with RC; its stderr in err2.rest
@@ -97,7 +96,7 @@ for kb in 2048 1048576; do
 done
 mkdir -p "$R/etc" "$R/run"
 start_paused HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_STEP_PAGES=100 \
-        "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000
+        "$HPFILLD_HOOKED" --once --root "$R" --mode sysfs --pool 2M:1000
 second --root "$R" --pool 1G:2
 fifo_go "$FIFO"
 wait $PID1 || { cat "$WORK/out1" "$WORK/err1"; fail "the first fill failed"; }
@@ -112,7 +111,7 @@ for f in nr_hugepages free_hugepages; do
         fake "sys/devices/system/node/node0/hugepages/hugepages-2048kB/$f" 0
         fake "sys/kernel/mm/hugepages/hugepages-2048kB/$f" 0
 done
-start_paused HPFILLD_TEST_PLANNED_FIFO="$FIFO" "$HPFILLD" --once --root "$R" --mode sysfs --pool 1G:2
+start_paused HPFILLD_TEST_PLANNED_FIFO="$FIFO" "$HPFILLD_HOOKED" --once --root "$R" --mode sysfs --pool 1G:2
 expect_rc 0 "$HPFILLD" --once --root "$R" --mode sysfs --pool 2M:1000
 fifo_go "$FIFO"
 rc=0

@@ -4,6 +4,7 @@
 # what the first left, and ends with the pools and the overcommit as they should be; it gives
 # up after --lock-timeout; --dry-run takes no lock. Mid-fill by a FIFO rendezvous.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
@@ -15,10 +16,9 @@ clean() { # overcommit
         [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
 }
 first_paused() { # hpfilld args...: the first fill, paused after its 2nd chunk, holding the lock
-        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD" "$@" >"$WORK/out1" 2>"$WORK/err1" &
+        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD_HOOKED" "$@" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
-        read -r line <"$FIFO"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        wait_paused "$FIFO"
 }
 resume_first() {
         fifo_go "$FIFO"
@@ -34,7 +34,7 @@ first_paused --once --mode fault -t 1 --pool "2M:node$first=60"
 "$HPFILLD" --once --mode fault --pool "2M:node$first=100" >"$WORK/out2" 2>"$WORK/err2" &
 PID2=$!
 exec 4<"$WORK/err2"
-read -r line <&4
+read_waiting || true
 echo "$line" | grep -Eq "Another fill is running: pid $PID1 \(hpfilld --once, since [0-9:]+\); waiting up to 60 s" ||
         fail "the second fill said '$line'"
 resume_first

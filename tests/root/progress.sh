@@ -6,6 +6,7 @@
 # and no progress line. The same fill with standard error to a file writes no progress, while
 # its ticks (-v's debug lines) show that it had the chance to. Skips without tmux.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 if ! command -v tmux >/dev/null; then
         # CI must not pass by skipping: tools/setup.sh --test installs it
@@ -41,7 +42,7 @@ hold() {
 release() { timeout 20 sh -c 'echo go >"$1"' sh "$FIFO" || fail "the fill did not take the FIFO back"; }
 
 fill_env="HPFILLD_TEST_STEP_PAGES=2 HPFILLD_TEST_PAUSE_FIFO=$FIFO HPFILLD_TEST_PAUSE_AFTER_STEPS=3"
-fill_cmd="$HPFILLD --once --mode sysfs --pool 2M:node$first=32"
+fill_cmd="$HPFILLD_HOOKED --once --mode sysfs --pool 2M:node$first=32"
 
 ### in a terminal
 

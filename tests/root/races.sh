@@ -4,9 +4,8 @@
 # mid-fill, and a workload taking pages mid-fill: nothing a workload holds is taken, the
 # overcommit value ends as the admin left it, the report is true, the exit status the
 # documented one. Mid-fill by construction: test hooks in hpfilld (hpfilld(8), ENVIRONMENT).
-# before lib.sh, which saves the pools: a skip touches nothing
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
@@ -21,7 +20,7 @@ echo 0 >$G/nr_overcommit_hugepages
 for k in 1 2 3 4 5; do
         pool2m_set 0
         HPFILLD_TEST_STEP_PAGES=10 HPFILLD_TEST_INTERRUPT_AFTER_STEPS=$k \
-                expect_rc 1 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=60"
+                expect_rc 1 "$HPFILLD_HOOKED" --once --mode sysfs --pool "2M:node$first=60"
         [ "$(node_nr "$first" 2048)" = $((10 * k)) ] || fail "sysfs, stopped after step $k: $(node_nr "$first" 2048) pages"
         expect_in "$WORK/out" "^2M pool: $((10 * k))/60 pages .*, interrupted$"
         clean 0
@@ -31,7 +30,7 @@ done
 for k in 1 2 3 4; do
         pool2m_set 0
         HPFILLD_TEST_INTERRUPT_AFTER_STEPS=$k \
-                expect_rc 1 "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=60"
+                expect_rc 1 "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=60"
         [ "$(node_nr "$first" 2048)" = $((7 * k)) ] || fail "fault, stopped after chunk $k: $(node_nr "$first" 2048) pages"
         expect_in "$WORK/out" "^2M pool: $((7 * k))/60 pages .*, interrupted$"
         clean 0
@@ -43,11 +42,10 @@ mkfifo "$FIFO"
 paused_run() { # after-steps, hpfilld args...
         local after=$1
         shift
-        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=$after "$HPFILLD" "$@" \
+        HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=$after "$HPFILLD_HOOKED" "$@" \
                 >"$WORK/out" 2>"$WORK/err" &
         HPID=$!
-        read -r line <"$FIFO"
-        [ "$line" = paused ] || fail "no rendezvous: '$line'"
+        wait_paused "$FIFO"
 }
 resume() { # expected exit status
         echo go >"$FIFO"

@@ -5,6 +5,7 @@
 # as found and exits 1; a closed stdout fails the report, not the fill. Mid-fill by a FIFO
 # rendezvous (HPFILLD_TEST_PAUSE_FIFO): the signal waits while the fill is paused.
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
@@ -22,10 +23,9 @@ echo 3 >$G/nr_overcommit_hugepages
 for sig in HUP QUIT USR1 USR2 ALRM VTALRM PROF XCPU XFSZ IO PWR RTMIN RTMAX TERM; do
         pool2m_set 0
         HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 \
-                "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/out" 2>"$WORK/err" &
+                "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/out" 2>"$WORK/err" &
         pid=$!
-        read -r line <"$FIFO"
-        [ "$line" = paused ] || fail "$sig: no rendezvous: '$line'"
+        wait_paused "$FIFO" "$sig"
         kill -s "$sig" $pid
         fifo_go "$FIFO"
         rc=0
@@ -43,10 +43,9 @@ pool2m_set 0
 mkfifo "$WORK/stdout"
 exec 3<>"$WORK/stdout" # held open both ways until hpfilld has it, so neither open blocks
 HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 \
-        "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/stdout" 2>"$WORK/err" 3<&- &
+        "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/stdout" 2>"$WORK/err" 3<&- &
 pid=$!
-read -r line <"$FIFO"
-[ "$line" = paused ] || fail "SIGPIPE: no rendezvous: '$line'"
+wait_paused "$FIFO" "SIGPIPE"
 exec 3<&- # no reader left
 fifo_go "$FIFO"
 rc=0

@@ -45,7 +45,7 @@ hold_pages 30
 # pages with the faulted ones; had it left them surplus, the faulted pages would go back to
 # the kernel when unmapped (the node still holds surplus) and the sysfs top-up would write
 # (an 11th step, the hook's SIGINT, exit 1) to allocate them again.
-HPFILLD_TEST_INTERRUPT_AFTER_STEPS=11 expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:60
+HPFILLD_TEST_INTERRUPT_AFTER_STEPS=11 expect_rc 0 "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool 2M:60
 expect_in "$WORK/out" "^2M pool: 60/60 pages .*\(fault, 1 thread/node\), 30 surplus pages in use promoted$"
 expect_persistent 60 "fault with the workload"
 [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "fault: $(cat $G/surplus_hugepages) surplus pages left"

@@ -5,9 +5,9 @@
 # in that one write, and a longer fill writes once more. With HVO on (vm.hugetlb_optimize_vmemmap,
 # put back as found) and off, --mode sysfs and auto; the first write made 16 pages by a test knob
 # so that a small pool shows it. Asserts the writes and the counts, never a time.
-[ "${HPFILLD_TEST_HOOKS:-no}" = yes ] || { echo "SKIP: built without -Dtest-hooks=true (HPFILLD_TEST_* hooks)"; exit 77; }
 command -v strace >/dev/null || { echo "SKIP: no strace (tools/setup.sh --test installs it)"; exit 77; }
 . "$(dirname "$0")/lib.sh"
+need_test_hooks
 
 HVO=/proc/sys/vm/hugetlb_optimize_vmemmap
 hvo_found=$(cat "$HVO" 2>/dev/null || echo none)
@@ -21,7 +21,7 @@ writes() {
         pool2m_set 0
         expect_rc 0 env HPFILLD_TEST_STEP_BYTES=$((16 * 2 * 1024 * 1024)) \
                 strace -f -qq -y -e trace=write -e signal=none -o "$WORK/trace" \
-                "$HPFILLD" --once --mode "$mode" --pool "2M:node$first=$pages"
+                "$HPFILLD_HOOKED" --once --mode "$mode" --pool "2M:node$first=$pages"
         [ "$(node_nr "$first" 2048)" = "$pages" ] || fail "$mode $pages: node$first holds $(node_nr "$first" 2048)"
         counts=$(sed -n 's/.*hugepages-2048kB\/nr_hugepages>, "\([0-9]*\).*/\1/p' "$WORK/trace" | tr '\n' ' ')
         echo "$mode $pages (HVO $(cat "$HVO" 2>/dev/null || echo n/a)): writes $counts"

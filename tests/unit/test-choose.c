@@ -60,7 +60,7 @@ TEST(test_thresholds) {
 }
 
 TEST(test_rule) {
-        struct kernel_caps caps = { .populate_write = true, .hvo = 1, .init_on_alloc = true };
+        struct kernel_features caps = { .populate_write = true, .hvo = 1, .init_on_alloc = true };
         struct choose_rule r;
 
         choose_rule(&caps, 2 << 20, FILL_MODE_AUTO, &r);
@@ -155,7 +155,7 @@ static int sim_fill(struct sim *s, size_t n, uint64_t pages, enum fill_mode pref
                 .rule = { .candidates = { FILL_MODE_SYSFS, FILL_MODE_FAULT }, .n = 2, .prefer = prefer, .why = "test" },
                 .nodes = nodes, .n_nodes = n,
         };
-        struct measure_ops ops = { sim_run, sim_hvo, s, false, 0, 0, sim_clear_for_fault };
+        struct measure_ops ops = { sim_run, sim_hvo, s, 0, sim_clear_for_fault };
 
         for (size_t i = 0; i < n; i++) {
                 nodes[i] = (struct plan_node) { .node = (unsigned) i, .node_idx = i, .now = s->nr[i],

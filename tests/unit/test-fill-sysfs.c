@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* The sysfs method against fake trees (real file I/O) and a simulated kernel (shortfalls, retries). */
+/* The sysfs method against fake trees (real file I/O) and a simulated kernel (sim-kernel.h:
+ * shortfalls, retries); threads that cannot be started (fake-threads.h); fixed steps and an
+ * interrupt mid-fill (the test hooks, hooks/hooks.h). */
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <signal.h>
 
-#include "config.h"
 #include "fill/executor.h"
 #include "fake-root.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
 #include "fill/fill_sysfs.h"
+#include "fake-threads.h"
+#include "hooks/hooks.h"
+#include "sim-kernel.h"
 #include "test.h"
 #include "util/fileio.h"
 
 #define MB (UINT64_C(1) << 20)
 
 static const unsigned sizes[] = { 2048, 0 };
-static const struct kernel_caps no_caps = {};
+static const struct kernel_features no_caps = {};
 
 struct setup {
         struct fake_root r;
@@ -51,6 +55,8 @@ static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shri
 }
 
 static void teardown(struct setup *s) {
+        sim_kernel = NULL;
+        hooks = (struct hooks) {};
         plan_done(&s->p);
         topology_done(&s->t);
         free(s->counts);
@@ -63,7 +69,7 @@ TEST(test_fake_tree_fill) {
         struct sysfs_fill f;
 
         setup(&s, 2, "2M:70", false); /* 35 per node, steps of 10 pages: 4 writes each */
-        s.shared.step_pages = 10;
+        hooks.step_pages = 10;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(f.error, 0);
@@ -137,7 +143,7 @@ TEST(test_fake_tree_surplus) {
          * surplus pages about, is not written its own file (kernels before 6.7 would add
          * node0's 30 surplus pages to it) but the global count, node0's 20 persistent pages
          * (after its write) + 50, to nr_hugepages_mempolicy (pool_write.c); the fake kernel gives nothing. */
-        s.shared.step_pages = 100;
+        hooks.step_pages = 100;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(f.error, 0);
@@ -244,47 +250,6 @@ TEST(test_stop_before_start) {
         teardown(&s);
 }
 
-/* A simulated kernel: each node holds at most cap[node] pages; each compaction of a node
- * raises its cap by release[node], until max_compactions; dropping the caches raises each cap
- * by drop_release[node] and allows drop_compactions more compactions. */
-struct sim {
-        uint64_t nr[2], cap[2], release[2], drop_release[2];
-        unsigned compactions[2], max_compactions, drop_compactions;
-        unsigned writes, drops;
-};
-
-static int sim_read(void *u, unsigned node, uint64_t ps, uint64_t *ret) {
-        struct sim *s = u;
-        (void) ps;
-        *ret = s->nr[node];
-        return 0;
-}
-
-static int sim_write(void *u, unsigned node, uint64_t ps, uint64_t count) {
-        struct sim *s = u;
-        (void) ps;
-        s->writes++;
-        s->nr[node] = MIN(count, s->cap[node]); /* the write "succeeds", the count tells */
-        return 0;
-}
-
-static int sim_compact(void *u, unsigned node) {
-        struct sim *s = u;
-        if (s->compactions[node]++ < s->max_compactions)
-                s->cap[node] += s->release[node];
-        return 0;
-}
-
-static int sim_drop_caches(void *u) {
-        struct sim *s = u;
-
-        s->drops++;
-        s->cap[0] += s->drop_release[0];
-        s->cap[1] += s->drop_release[1];
-        s->max_compactions += s->drop_compactions;
-        return 0;
-}
-
 /* The first write asks for step_bytes (10 pages here), or the whole node where that is at most
  * half as much again: 15 pages in one write (a second would cost the kernel's fixed cost of a
  * write, an RCU grace period under HVO, for 5 pages), 16 in two. */
@@ -296,12 +261,11 @@ TEST(test_first_write_takes_a_short_rest) {
 
         for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
                 struct sim sim = { .cap = { 1000, 1000 } };
-                struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
                 struct setup s;
                 struct sysfs_fill f;
 
                 setup(&s, 1, t[i].spec, false);
-                s.shared.ops = &ops;
+                sim_kernel = &sim;
                 CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
                 sysfs_fill_run(&f);
                 CHECK_EQ(f.error, 0);
@@ -314,12 +278,11 @@ TEST(test_first_write_takes_a_short_rest) {
 
 TEST(test_retry_after_compaction) {
         struct sim sim = { .cap = { 20, 1000 }, .release = { 5, 0 }, .max_compactions = 3 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f;
 
         setup(&s, 2, "2M:100", false); /* 50 per node */
-        s.shared.ops = &ops;
+        sim_kernel = &sim;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         /* node0: 20, then +5 for each of 3 compactions = 35; the 4th round gains nothing */
@@ -343,12 +306,11 @@ TEST(test_retry_after_compaction) {
 TEST(test_drop_caches_when_dry) {
         struct sim sim = { .cap = { 20, 1000 }, .release = { 5, 0 }, .max_compactions = 1,
                            .drop_release = { 4, 0 }, .drop_compactions = 2 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f, g;
 
         setup(&s, 2, "2M:100", false); /* 50 per node */
-        s.shared.ops = &ops;
+        sim_kernel = &sim;
         s.shared.drop_caches = true;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
@@ -376,12 +338,11 @@ TEST(test_drop_caches_when_dry) {
 
 TEST(test_retry_until_met) {
         struct sim sim = { .cap = { 45, 48 }, .release = { 10, 1 }, .max_compactions = 100 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f;
 
         setup(&s, 2, "2M:100", false);
-        s.shared.ops = &ops;
+        sim_kernel = &sim;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(sim.nr[0], 50);
@@ -394,12 +355,11 @@ TEST(test_retry_until_met) {
 
 TEST(test_rounds_are_bounded) {
         struct sim sim = { .cap = { 0, 50 }, .release = { 1, 0 }, .max_compactions = 1000 };
-        struct pool_ops ops = { sim_read, sim_write, sim_compact, sim_drop_caches, &sim };
         struct setup s;
         struct sysfs_fill f;
 
         setup(&s, 2, "2M:100", false);
-        s.shared.ops = &ops;
+        sim_kernel = &sim;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         sysfs_fill_run(&f);
         CHECK_EQ(f.rounds, SYSFS_MAX_ROUNDS);
@@ -458,16 +418,6 @@ TEST(test_executor_jobs) {
         stop_done(&stop);
 }
 
-/* pthread_create() that fails with EAGAIN (TasksMax=, pids.max) once this many threads exist. */
-static unsigned creates_left;
-
-static int create_limited(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
-        if (creates_left == 0)
-                return EAGAIN;
-        creates_left--;
-        return pthread_create(thread, attr, fn, arg);
-}
-
 static void wait_counted(void *arg) {
         struct { struct stop *stop; _Atomic unsigned done; } *w = arg;
 
@@ -483,10 +433,9 @@ TEST(test_executor_create_fails) {
         struct task jobs[4] = { { wait_counted, &w }, { wait_counted, &w }, { wait_counted, &w }, { wait_counted, &w } };
 
         stop_init(&stop);
-        creates_left = 2;
-        executor_thread_create = create_limited;
+        fake_threads_left = 2;
         CHECK_EQ(executor_run(jobs, 4, &stop, 10, tick, NULL), -EAGAIN);
-        executor_thread_create = pthread_create;
+        fake_threads_left = -1;
         CHECK_EQ(w.done, 2);
         CHECK(!stop_requested(&stop));
         CHECK(!stop_signalled(&stop));
@@ -503,10 +452,9 @@ TEST(test_fill_create_fails) {
 
         setup(&s, 2, "2M:100", false);
         s.shared.tick = tick; /* progress to tick: the lone writer gets a thread */
-        creates_left = 0;
-        executor_thread_create = create_limited;
+        fake_threads_left = 0;
         CHECK_EQ(fill_execute(&s.shared, &s.p, runs), -EAGAIN);
-        executor_thread_create = pthread_create;
+        fake_threads_left = -1;
         CHECK_EQ(runs[0].error, -EAGAIN);
         CHECK_STR_CONTAINS(runs[0].error_what, "pthread_create");
         CHECK(!runs[0].interrupted);
@@ -528,10 +476,9 @@ TEST(test_measured_after_create_fails) {
         s.p.pools[0].nodes[0].now = 3;
         s.p.pools[0].nodes[1].now = 7;
         s.shared.tick = tick; /* a thread for the lone writer */
-        creates_left = 0;
-        executor_thread_create = create_limited;
+        fake_threads_left = 0;
         CHECK_EQ(fill_execute_plan(&s.shared, &s.p, runs), -EAGAIN);
-        executor_thread_create = pthread_create;
+        fake_threads_left = -1;
         CHECK(runs[0].plan == &s.p.pools[0]);
         CHECK_EQ(runs[0].error, -EAGAIN);
         CHECK_STR_CONTAINS(runs[0].error_what, "pthread_create");
@@ -543,7 +490,6 @@ TEST(test_measured_after_create_fails) {
         teardown(&s);
 }
 
-#if HAVE_TEST_HOOKS
 struct on_thread {
         struct sysfs_fill *f;
         pthread_t caller;
@@ -566,8 +512,8 @@ static void fill_with_hook(bool ticking) {
         struct task job = { fill_noting_thread, &o };
 
         setup(&s, 2, "2M:100", false); /* 10 steps of 10 pages */
-        s.shared.step_pages = 10;
-        s.shared.interrupt_after = 3;
+        hooks.step_pages = 10;
+        hooks.interrupt_after = 3;
         CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
         CHECK_EQ(executor_run(&job, 1, &s.stop, 1000, ticking ? tick : NULL, NULL), 0);
         CHECK_EQ(o.same, !ticking);
@@ -588,8 +534,6 @@ TEST(test_threaded_fill_with_hook) {
 TEST(test_inline_fill_with_hook) {
         fill_with_hook(false);
 }
-
-#endif
 
 /* A lone task waiting for a stop on the signals' thread: the wait itself reads them. */
 TEST(test_inline_wait) {
@@ -676,10 +620,8 @@ int main(void) {
         RUN(test_executor_create_fails);
         RUN(test_fill_create_fails);
         RUN(test_measured_after_create_fails);
-#if HAVE_TEST_HOOKS
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
-#endif
         RUN(test_inline_wait);
         RUN(test_inline_wait_two_signals);
         RUN(test_inline_affinity_restored);

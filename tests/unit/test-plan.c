@@ -13,7 +13,7 @@ struct machine {
         struct topo_node nodes[8];
         uint64_t sizes[2];
         struct pool_counts counts[16];
-        struct kernel_caps caps;
+        struct kernel_features caps;
 };
 
 static void machine(struct machine *m, unsigned n_nodes, uint64_t mem, unsigned no_mem_mask, unsigned no_cpu_mask,
@@ -306,7 +306,7 @@ TEST(test_methods) {
                 struct error e = {};
 
                 machine(&m, 2, 4 * GB, 0, 0, true);
-                m.caps = (struct kernel_caps) { .init_on_alloc = cases[i].init_on_alloc,
+                m.caps = (struct kernel_features) { .init_on_alloc = cases[i].init_on_alloc,
                                                 .init_on_alloc_source = "init_on_alloc=1 on the kernel command line",
                                                 .populate_write = cases[i].populate,
                                                 .hvo = cases[i].hvo };

@@ -15,10 +15,11 @@ from daemonlib import LIMIT, Notify, fail, finish, tree  # noqa: E402
 
 
 def main():
-    if os.environ.get("HPFILLD_TEST_HOOKS") != "yes":
-        print("needs a build with -Dtest-hooks=true (HPFILLD_TEST_PAUSE_FIFO): skipped")
+    # the pause is a test hook: hpfilld-hooked (tests/hooks/hooks.h), built with the tests
+    hpfilld = os.environ.get("HPFILLD_HOOKED")
+    if not hpfilld:
+        print("needs HPFILLD_HOOKED, the binary with the test hooks (HPFILLD_TEST_PAUSE_FIFO): skipped")
         sys.exit(77)
-    hpfilld = os.environ["HPFILLD"]
     work = tempfile.mkdtemp(prefix="hpfilld-verbose-")
     root = work + "/root"
     tree(root, (2048, 1048576))

@@ -12,7 +12,7 @@ enum caps_source {
         CAPS_SOURCE_CONFIG,
 };
 
-struct kernel_caps {
+struct kernel_features {
         bool init_on_alloc;       /* every page allocation is zeroed, inside the serial sysfs path */
         const char *init_on_alloc_source;
         enum caps_source init_on_alloc_from;
@@ -32,9 +32,9 @@ const char *caps_source_to_string(enum caps_source s);
 int kernel_read_hvo(int rootfd);
 /* "Linux 6.18.4: HVO on, init_on_alloc off (from: unknown)", what decides the method, for reports;
  * a kernel without the knob has "HVO off (not in this kernel)". */
-void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c);
+void kernel_features_describe(char *buf, size_t size, const struct kernel_features *c);
 /* Reads boot/config-RELEASE below @rootfd, and proc/cmdline unless @cmdline_ioa already says what
- * it holds (cmdline_init_on_alloc() of it; KERNEL_CAPS_CMDLINE_UNREAD: not read yet); probes
+ * it holds (cmdline_init_on_alloc() of it; KERNEL_FEATURES_CMDLINE_UNREAD: not read yet); probes
  * MADV_POPULATE_WRITE when @host. */
-#define KERNEL_CAPS_CMDLINE_UNREAD (-2)
-void kernel_caps_read(int rootfd, bool host, int cmdline_ioa, struct kernel_caps *ret);
+#define KERNEL_FEATURES_CMDLINE_UNREAD (-2)
+void kernel_features_read(int rootfd, bool host, int cmdline_ioa, struct kernel_features *ret);

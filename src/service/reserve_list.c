@@ -11,7 +11,7 @@
 
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
-#include "fill/reserve_list.h"
+#include "service/reserve_list.h"
 #include "kernel/mounts.h"
 #include "util/fileio.h"
 #include "util/macro.h"

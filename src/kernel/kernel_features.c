@@ -8,8 +8,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "util/cmdline_words.h"
 #include "util/fileio.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "util/macro.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -17,10 +18,16 @@
 #endif
 
 int cmdline_init_on_alloc(const char *cmdline) {
+        _cleanup_(freep) char *word = malloc(strlen(cmdline) + 1);
         int value = -1;
 
-        for (const char *p = cmdline; (p = strstr(p, "init_on_alloc=")); p++) {
-                if (p != cmdline && p[-1] != ' ')
+        if (!word)
+                return -1;
+        /* the kernel's words: a quoted value is one, and what follows "--" is init's */
+        for (const char *w = cmdline; (w = cmdline_next_word(w, word)) && strcmp(word, "--") != 0;) {
+                const char *p = word;
+
+                if (strncmp(p, "init_on_alloc=", strlen("init_on_alloc=")) != 0)
                         continue;
                 p += strlen("init_on_alloc=");
                 /* kstrtobool: 1/y/Y/on mean on, 0/n/N/off off */
@@ -44,7 +51,7 @@ const char *caps_source_to_string(enum caps_source s) {
         return s == CAPS_SOURCE_CMDLINE ? "kernel command line" : s == CAPS_SOURCE_CONFIG ? "/boot/config" : "unknown";
 }
 
-void kernel_caps_describe(char *buf, size_t size, const struct kernel_caps *c) {
+void kernel_features_describe(char *buf, size_t size, const struct kernel_features *c) {
         (void) snprintf(buf, size, "Linux %s: HVO %s, init_on_alloc %s (from: %s)", *c->release ? c->release : "?",
                         /* no knob: a kernel without HVO, which is as off as one with it off */
                         c->hvo == 1 ? "on" : c->hvo == 0 ? "off" : "off (not in this kernel)",
@@ -72,11 +79,11 @@ static int config_default_on(int rootfd) {
         return strstr(text, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n") != NULL;
 }
 
-void kernel_caps_read(int rootfd, bool host, int cmdline_ioa, struct kernel_caps *ret) {
+void kernel_features_read(int rootfd, bool host, int cmdline_ioa, struct kernel_features *ret) {
         _cleanup_(freep) char *cmdline = NULL;
         int v = cmdline_ioa;
 
-        if (v == KERNEL_CAPS_CMDLINE_UNREAD) {
+        if (v == KERNEL_FEATURES_CMDLINE_UNREAD) {
                 v = -1;
                 if (read_text_line_at(rootfd, "proc/cmdline", FILEIO_LINE_MAX, &cmdline) >= 0)
                         v = cmdline_init_on_alloc(cmdline);

@@ -3,7 +3,7 @@
 #include <sys/utsname.h>
 
 #include "fake-root.h"
-#include "kernel/kernel_caps.h"
+#include "kernel/kernel_features.h"
 #include "test.h"
 
 TEST(test_cmdline) {
@@ -16,11 +16,16 @@ TEST(test_cmdline) {
         CHECK_EQ(cmdline_init_on_alloc("xinit_on_alloc=1"), -1);
         CHECK_EQ(cmdline_init_on_alloc("init_on_free=1"), -1);
         CHECK_EQ(cmdline_init_on_alloc(""), -1);
+        /* the kernel's words: inside another's quoted value, or after "--" (init's), it is not one */
+        CHECK_EQ(cmdline_init_on_alloc("dyndbg=\"x init_on_alloc=1\" quiet"), -1);
+        CHECK_EQ(cmdline_init_on_alloc("quiet -- init_on_alloc=1"), -1);
+        CHECK_EQ(cmdline_init_on_alloc("\"init_on_alloc=1\""), 1);
+        CHECK_EQ(cmdline_init_on_alloc("quiet\tinit_on_alloc=0"), 0);
 }
 
 TEST(test_sources) {
         struct fake_root r;
-        struct kernel_caps c = {};
+        struct kernel_features c = {};
         struct utsname u;
         char path[128];
 
@@ -28,31 +33,31 @@ TEST(test_sources) {
         snprintf(path, sizeof(path), "boot/config-%s", u.release);
 
         fake_root_new(&r);
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
         CHECK(!c.init_on_alloc);
         CHECK(!c.populate_write); /* not the host: no probe */
 
         fake_write(&r, path, "CONFIG_A=y\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\nCONFIG_B=y\n");
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
         CHECK(c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON");
 
         /* the command line overrides the config */
         fake_write(&r, "proc/cmdline", "root=/dev/vda init_on_alloc=0\n");
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
         CHECK(!c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "command line");
 
         fake_write(&r, "proc/cmdline", "root=/dev/vda init_on_alloc=1\n");
         fake_write(&r, path, "# CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set\n");
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
         CHECK(c.init_on_alloc);
 
         /* what the configuration's reading of the command line said wins: the file is not read */
-        kernel_caps_read(r.fd, false, 0, &c);
+        kernel_features_read(r.fd, false, 0, &c);
         CHECK(!c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "command line");
-        kernel_caps_read(r.fd, false, -1, &c); /* none there: the config decides */
+        kernel_features_read(r.fd, false, -1, &c); /* none there: the config decides */
         CHECK(!c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON not set");
         fake_root_free(&r);
@@ -61,22 +66,22 @@ TEST(test_sources) {
 /* HVO as the knob says, one wording: a kernel without the knob is "off", and says why. */
 TEST(test_describe_hvo) {
         struct fake_root r;
-        struct kernel_caps c = {};
+        struct kernel_features c = {};
         char line[192];
 
         fake_root_new(&r);
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
         CHECK_EQ(c.hvo, -1);
-        kernel_caps_describe(line, sizeof(line), &c);
+        kernel_features_describe(line, sizeof(line), &c);
         CHECK_STR_CONTAINS(line, ": HVO off (not in this kernel), init_on_alloc off");
         CHECK(!strstr(line, "absent"));
         fake_write(&r, "proc/sys/vm/hugetlb_optimize_vmemmap", "0\n");
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
-        kernel_caps_describe(line, sizeof(line), &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
+        kernel_features_describe(line, sizeof(line), &c);
         CHECK_STR_CONTAINS(line, ": HVO off, init_on_alloc off");
         fake_write(&r, "proc/sys/vm/hugetlb_optimize_vmemmap", "1\n");
-        kernel_caps_read(r.fd, false, KERNEL_CAPS_CMDLINE_UNREAD, &c);
-        kernel_caps_describe(line, sizeof(line), &c);
+        kernel_features_read(r.fd, false, KERNEL_FEATURES_CMDLINE_UNREAD, &c);
+        kernel_features_describe(line, sizeof(line), &c);
         CHECK_STR_CONTAINS(line, ": HVO on, init_on_alloc off");
         fake_root_free(&r);
 }
