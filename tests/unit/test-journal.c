@@ -237,6 +237,29 @@ TEST(test_inspect_reads_only) {
         fake_root_free(&r);
 }
 
+/* An entry that is a link to an entry elsewhere: not read (else its owner, gone, would have
+ * the setting put back from a file that is not in the journal). */
+TEST(test_entry_is_a_link) {
+        struct journal_outcome o[JOURNAL_MAX];
+        struct journal_entry e = { .path = OC, .found = 3, .set = 63, .pid = 5000, .start_time = 1 };
+        struct fake_root r;
+        char text[256];
+
+        fake_root_new(&r);
+        fake_write(&r, OC, "63\n");
+        CHECK(journal_format(&e, text, sizeof(text)) > 0);
+        fake_write(&r, "elsewhere/entry", text);
+        CHECK(mkdirat(r.fd, "run", 0755) == 0 && mkdirat(r.fd, "run/hpfilld", 0755) == 0);
+        CHECK(symlinkat("../../elsewhere/entry", r.fd, ENTRY) == 0);
+        CHECK_EQ(journal_inspect(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_INVALID);
+        CHECK_EQ(o[0].error, -ELOOP);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_INVALID);
+        CHECK_EQ(fake_read_u64(&r, OC), 63);
+        fake_root_free(&r);
+}
+
 TEST(test_links_on_the_way) {
         struct journal_outcome o[JOURNAL_MAX];
         struct fake_root r;
@@ -292,6 +315,7 @@ int main(void) {
         RUN(test_record_and_forget);
         RUN(test_recover);
         RUN(test_inspect_reads_only);
+        RUN(test_entry_is_a_link);
         RUN(test_links_on_the_way);
         RUN(test_lock_holder);
         return 0;
