@@ -318,7 +318,7 @@ static int take(struct fake_root *r) {
         int fd;
 
         stop_init(&stop);
-        fd = hostlock_take(r->fd, "test", 1, &stop, &waited);
+        fd = hostlock_take(r->fd, "test", 1, &stop, NULL, &waited);
         stop_done(&stop);
         return fd;
 }
