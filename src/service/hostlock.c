@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* One fill per host: an flock() on /run/hpfilld/lock, held from before the first write to a
+/* One fill per host: an flock() on /run/hpfilld/host.lock, held from before the first write to a
  * pool until the fill has put everything back. */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -149,31 +149,37 @@ static int wait_for(int fd, unsigned timeout_s, struct stop *stop, const struct 
 }
 
 /* The lock file: a regular file of ours, mode 0600 (flock() needs only a descriptor, and one
- * opened for reading is enough: a file others may open is a lock anyone may hold). One of ours
- * with another mode (an older hpfilld made it 0644; anyone may hold a descriptor of it since)
- * is replaced, never reused; another owner's is refused. */
+ * opened for reading is enough: a file others may open is a lock anyone may hold). Made with
+ * O_EXCL, mode 0600 whatever the umask (umask(077) around the create: the file is never
+ * looser, not even before the fchmod() that sets it after a default ACL); else the one there
+ * is opened, and refused if it is not ours or of another mode. Never removed nor replaced:
+ * removing the file another fill just made (or is about to lock) is two fills at once. The
+ * name older hpfilld versions used, run/hpfilld/lock (mode 0644 from some), is not looked at. */
 static int open_lock(int dirfd) {
         for (unsigned tries = 0;; tries++) {
                 _cleanup_(closep) int fd = -1;
                 struct stat st;
+                mode_t mask = umask(077);
 
-                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT, 0600, &st);
+                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
+                (void) umask(mask);
+                if (fd >= 0)
+                        return fchmod(fd, 0600) < 0 ? -errno : TAKE_FD(fd);
+                if (fd != -EEXIST)
+                        return fd;
+                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR, 0, &st);
+                if (fd == -ENOENT && tries < 3) /* removed since (by hand): made anew */
+                        continue;
                 if (fd < 0)
                         return fd;
-                if (st.st_uid != geteuid())
+                if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600)
                         return -EPERM;
-                if ((st.st_mode & 07777) == 0600)
-                        return TAKE_FD(fd);
-                if (tries >= 3)
-                        return -EPERM;
-                /* whoever opened the old one holds a lock on nothing once it is gone */
-                if (unlinkat(dirfd, HOSTLOCK_FILE, 0) < 0 && errno != ENOENT)
-                        return -errno;
+                return TAKE_FD(fd);
         }
 }
 
-/* Whether @fd is still the file of that name: another fill may have replaced it (open_lock())
- * between our open and our flock(). */
+/* Whether @fd is still the file of that name: it may have been removed by hand (and made anew
+ * by another fill) between our open and our flock(). */
 static bool lock_in_place(int dirfd, int fd) {
         struct stat a, b;
 

@@ -110,7 +110,8 @@ struct file_state {
         struct reserve_spec *reserves;
         size_t n_reserves;
         unsigned n_sections;         /* headers read, of any kind */
-        bool too_many;               /* more than CONFIG_SECTIONS_MAX: the rest is not read */
+        unsigned sections_before;    /* those of the files applied before this one */
+        bool too_many;               /* beyond a bound of sections: the rest is not read */
 };
 
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
@@ -357,6 +358,15 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                         return error_set(e, -E2BIG, "%s:%u: more than %u sections in one file (the most hpfilld takes)",
                                          s->name, s->line, CONFIG_SECTIONS_MAX);
                 }
+                /* and of all the files: 256 drop-ins of 1024 sections with the same names would
+                 * each be checked against all the names before them */
+                if (s->sections_before + s->n_sections > CONFIG_SECTIONS_ALL_MAX) {
+                        s->too_many = true;
+                        s->section = SECTION_BAD;
+                        return error_set(e, -E2BIG,
+                                         "%s:%u: more than %u sections in all the files together (the most hpfilld takes)",
+                                         s->name, s->line, CONFIG_SECTIONS_ALL_MAX);
+                }
                 /* whatever the header, the keys that follow are not the last section's */
                 s->section = SECTION_BAD;
                 s->section_failed = false;
@@ -488,7 +498,7 @@ static int check_totals(const struct config *c, const struct file_state *s, stru
 int config_parse_text(struct config *c, const char *name, const char *text, size_t len, struct error *e) {
         _cleanup_(freep) char *copy = NULL;
         struct error all = {}, line_e = {};
-        struct file_state s = { .name = name, .errors = &all };
+        struct file_state s = { .name = name, .errors = &all, .sections_before = c->n_sections };
         char *line, *next;
         int r;
 
@@ -537,6 +547,7 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
         if (r < 0)
                 goto finish;
         /* The whole file was understood: only now does it change the configuration. */
+        c->n_sections += s.n_sections;
         config_merge_settings(c, &s.fill);
         for (size_t i = 0; i < s.n_pools; i++) {
                 r = config_put_pool(c, &s.pools[i]);

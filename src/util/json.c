@@ -11,6 +11,7 @@
 static void escape_next(const char **s, char out[8]) {
         const unsigned char *p = (const unsigned char *) *s;
         size_t n = utf8_len(*s);
+        uint32_t control = n > 1 ? utf8_control(*s, n) : 0;
 
         if (n == 0) {
                 memcpy(out, "\\ufffd", 7);
@@ -19,8 +20,8 @@ static void escape_next(const char **s, char out[8]) {
                 out[0] = '\\', out[1] = (char) p[0], out[2] = 0;
         } else if (p[0] < 0x20 || p[0] == 0x7f) {
                 (void) snprintf(out, 8, "\\u%04x", p[0]);
-        } else if (utf8_is_c1(*s, n)) { /* valid JSON raw, but a terminal's CSI, ST... */
-                (void) snprintf(out, 8, "\\u%04x", (unsigned) p[1]);
+        } else if (control) { /* valid JSON raw, but a terminal's CSI, ST, a bidi override... */
+                (void) snprintf(out, 8, "\\u%04x", (unsigned) (control & 0xffff));
         } else {
                 memcpy(out, p, n);
                 out[n] = 0;

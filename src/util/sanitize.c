@@ -32,15 +32,26 @@ size_t utf8_len(const char *str) {
         return n;
 }
 
-bool utf8_is_c1(const char *s, size_t n) {
+uint32_t utf8_control(const char *str, size_t n) {
+        const unsigned char *s = (const unsigned char *) str;
+        uint32_t cp;
+
         /* U+0080..U+009F: C2 80..C2 9F */
-        return n == 2 && (unsigned char) s[0] == 0xc2 && (unsigned char) s[1] <= 0x9f;
+        if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f)
+                return s[1];
+        if (n != 3 || s[0] != 0xe2)
+                return 0;
+        cp = 0x2000 | (uint32_t) (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+        /* U+2028..U+202E: line and paragraph separators, bidi embeddings and overrides;
+         * U+2066..U+2069: bidi isolates */
+        return (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
 }
 
 /* The length of the character at @s that goes out as it is, or 0 for a byte to escape: a C0
- * control, DEL, a C1 control (U+0080..U+009F: a UTF-8 terminal takes U+009B for CSI), or a
- * byte that is not part of well-formed UTF-8 (raw 0x80..0x9f among them: an 8-bit terminal's
- * C1 controls). */
+ * control, DEL, a C1 control (U+0080..U+009F: a UTF-8 terminal takes U+009B for CSI), a
+ * character that reorders or breaks the text around it (utf8_control()), or a byte that is
+ * not part of well-formed UTF-8 (raw 0x80..0x9f among them: an 8-bit terminal's C1
+ * controls). */
 size_t text_plain_len(const char *s) {
         unsigned char c = (unsigned char) *s;
         size_t n;
@@ -48,7 +59,7 @@ size_t text_plain_len(const char *s) {
         if (c < 0x20 || c == 0x7f)
                 return 0;
         n = utf8_len(s);
-        return utf8_is_c1(s, n) ? 0 : n;
+        return utf8_control(s, n) ? 0 : n;
 }
 
 bool has_controls(const char *s) {
@@ -76,6 +87,12 @@ void escape_controls(char *buf, size_t size, const char *s) {
                         (void) snprintf(buf + n, size - n, "\\%03o", (unsigned char) *s);
                         n += 4;
                         s++;
+                } else if (*s == '\\') { /* else a literal "\\033" reads as an escaped ESC */
+                        if (n + 2 >= size)
+                                break;
+                        buf[n++] = '\\';
+                        buf[n++] = '\\';
+                        s++;
                 } else {
                         if (n + len >= size) /* whole characters only */
                                 break;
@@ -93,6 +110,8 @@ void escape_fputs(const char *s, FILE *f) {
 
                 if (len == 0)
                         fprintf(f, "\\%03o", (unsigned char) *s++);
+                else if (*s == '\\')
+                        fputs("\\\\", f), s++;
                 else {
                         (void) fwrite(s, 1, len, f);
                         s += len;

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/magic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The attributes hpfilld writes (src/kernel/, src/fill/). */
@@ -24,7 +26,31 @@ static const char *const attrs[] = {
         "nr_hugepages", "nr_hugepages_mempolicy", "nr_overcommit_hugepages", "compact", "compact_memory", "drop_caches",
 };
 
+/* Where they are in a tree, below its root: the kernel's layout (a path that only holds a
+ * "/sys/" somewhere is not one of them). */
+static const char *const layouts[] = {
+        "sys/kernel/mm/hugepages/hugepages-*/*",
+        "sys/devices/system/node/node*/hugepages/hugepages-*/*",
+        "sys/devices/system/node/node*/*",
+        "proc/sys/vm/*",
+};
+
+/* Set before main() runs, before any thread: the tests' threads only read it. A write from a
+ * constructor that runs before this one goes straight to the system call. */
 static ssize_t (*real_write)(int, const void *, size_t);
+
+__attribute__((constructor)) static void find_real_write(void) {
+        real_write = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
+}
+
+/* Whether @path ends in a component sequence laid out as one of layouts[]. */
+static bool in_layout(const char *path) {
+        for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+                for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+                        if (fnmatch(layouts[i], p + 1, FNM_PATHNAME) == 0)
+                                return true;
+        return false;
+}
 
 /* The path of @fd if it is an attribute of a fake tree, else false. */
 static bool fake_attr(int fd, char *path, size_t size) {
@@ -47,8 +73,7 @@ static bool fake_attr(int fd, char *path, size_t size) {
         if (n <= 0 || (size_t) n >= size - 1)
                 return false;
         path[n] = 0;
-        /* below a sys/ or proc/sys/ of the tree */
-        if (!strstr(path, "/sys/"))
+        if (!in_layout(path))
                 return false;
         base = strrchr(path, '/') + 1;
         for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
@@ -92,11 +117,9 @@ ssize_t write(int fd, const void *buf, size_t len) {
         size_t n = len, c;
         int saved = errno;
 
-        if (!real_write)
-                real_write = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
         if (!fake_attr(fd, path, sizeof(path))) {
                 errno = saved;
-                return real_write(fd, buf, len);
+                return real_write ? real_write(fd, buf, len) : syscall(SYS_write, fd, buf, len);
         }
         c = cap(path, buf, len, capped, sizeof(capped));
         if (c > 0) {

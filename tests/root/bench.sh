@@ -100,10 +100,10 @@ pool2m_set 5
 # is let go it runs and puts the pools back
 before=$(snapshot)
 mkdir -p /run/hpfilld
-# the lock file as hpfilld makes it (mode 0600: one of another mode is made anew)
+# the lock file as hpfilld makes it (mode 0600: one of another mode is refused)
 old_umask=$(umask)
 umask 077
-exec 7>>/run/hpfilld/lock
+exec 7>>/run/hpfilld/host.lock
 umask "$old_umask"
 flock 7
 expect_rc 1 "$HPFILLD" bench --size 32M --runs 1 --lock-timeout 1

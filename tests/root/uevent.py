@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Memory hotplug uevents: a forged one, sent by this process straight to the daemon's
-NETLINK_KOBJECT_UEVENT port, starts no refill; the kernel's own (a synthetic "online" of a
-memory block, written to its uevent file) does; a second one within the interval waits for it.
-Waits on the daemon's own messages (with a time limit against hangs), never on the clock."""
+NETLINK_KOBJECT_UEVENT port (unicast: never to group 1, which would reach every uevent
+listener of the host, udevd among them), starts no refill; the kernel's own (a synthetic
+"online" of a memory block, written to its uevent file) does; a second one within the interval
+waits for it, and is one refill when the interval is over: two in all. Waits on the daemon's
+own messages (with a time limit against hangs), never on the clock."""
 import glob
 import os
 import signal
@@ -51,6 +53,13 @@ def main():
     messages = []
     until = make_until(sock, messages)
 
+    def fill_done():
+        """Until the STATUS= that ends a fill: its result, neither its start nor progress."""
+        while True:
+            m = until("STATUS=")
+            if any(l.startswith("STATUS=") and not l.startswith("STATUS=Filling") for l in m.split("\n")):
+                return m
+
     with open(os.path.join(work, "a.conf"), "w") as f:
         f.write("[Pool]\nPageSize=2M\nAmount=node%s=20\n" % node)
     d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")],
@@ -64,7 +73,6 @@ def main():
         s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_KOBJECT_UEVENT)
         s.bind((0, 0))
         s.sendto(forged, (port, 0))
-        s.sendto(forged, (port, 1))
         s.close()
         # a reload after it: the forged uevents are ahead of the signal (the daemon takes a
         # uevent before a signal in one wake-up), so a refill of theirs would come first
@@ -80,6 +88,8 @@ def main():
         with open(blocks[0], "w") as f:
             f.write("online")
         until("STATUS=Filling the pools")
+        # the end of that fill: its progress (STATUS=Filling: ...) is not the next fill's
+        fill_done()
         n = len(messages)
         with open(blocks[0], "w") as f:
             f.write("online")
@@ -89,13 +99,20 @@ def main():
         if any("STATUS=Filling the pools" in m for m in messages[n:-1]):
             fail("a second uevent within the interval filled at once: %r" % messages[n:])
         until("READY=1")
+        # the put-off refill, when the interval is over: the daemon's next fill, and its last
+        n = len(messages)
+        until("STATUS=Filling the pools")
+        fill_done()
+        fills = sum("STATUS=Filling the pools" in m.split("\n") for m in messages[n:])
+        if fills != 1:
+            fail("not one put-off refill: %r" % messages[n:])
         d.send_signal(signal.SIGTERM)
         rc = d.wait(timeout=LIMIT)
         err = d.stderr.read()
         if rc != 0:
             fail("exit status %d; stderr: %s" % (rc, err))
-        if err.count("Memory came online, filling again") != 1:
-            fail("not one refill on memory coming online: %s" % err)
+        if err.count("Memory came online, filling again") != 2:
+            fail("not two refills on memory coming online (one at once, one put off): %s" % err)
         if "Memory came online; filling again in " not in err:
             fail("the second uevent was not put off: %s" % err)
     finally:

@@ -371,6 +371,22 @@ TEST(test_bounds) {
         free(text);
         config_done(&c);
 
+        /* files that repeat the same names: bounded all the same, by the sections they hold */
+        c = (struct config) CONFIG_INIT;
+        for (unsigned i = 0; i < CONFIG_SECTIONS_ALL_MAX / 1000; i++) {
+                text = reserves_text(0, 1000);
+                CHECK_EQ(parse(&c, text, &e), 0);
+                free(text);
+        }
+        text = reserves_text(0, 1000);
+        CHECK_EQ(parse(&c, text, &e), -E2BIG);
+        /* 4000 before it: its 97th header, at line 4 * 96 + 1 */
+        CHECK_STR_CONTAINS(e.msg, "test.conf:385: more than 4096 sections in all the files together (the most hpfilld takes)");
+        CHECK_EQ(c.n_reserves, 1000);
+        CHECK_EQ(c.n_sections, 4000);
+        free(text);
+        config_done(&c);
+
         fake_root_new(&r);
         for (unsigned i = 0; i <= CONFIG_DROPINS_MAX; i++) {
                 snprintf(name, sizeof(name), "etc/hpfilld.conf.d/%04u.conf", i);

@@ -64,6 +64,29 @@ static void teardown(struct setup *s) {
         fake_root_free(&s->r);
 }
 
+/* The fake kernel itself: a write to an attribute where the kernel has it takes the whole value;
+ * a file of the same name elsewhere, below a "sys/" that is not the tree's, is a plain file. */
+static void write_at(struct fake_root *r, const char *path, const char *text) {
+        int fd = openat(r->fd, path, O_WRONLY | O_CLOEXEC);
+
+        CHECK(fd >= 0);
+        CHECK_EQ(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+}
+
+TEST(test_fake_kernel_layout) {
+        struct fake_root r;
+
+        fake_root_new(&r);
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "123\n");
+        fake_write(&r, "elsewhere/sys/nr_hugepages", "123\n");
+        write_at(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "5");
+        write_at(&r, "elsewhere/sys/nr_hugepages", "5");
+        CHECK_EQ(fake_read_u64(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"), 5);
+        CHECK_EQ(fake_read_u64(&r, "elsewhere/sys/nr_hugepages"), 523);
+        fake_root_free(&r);
+}
+
 TEST(test_fake_tree_fill) {
         struct setup s;
         struct sysfs_fill f;
@@ -602,6 +625,7 @@ TEST(test_inline_affinity_restored) {
 }
 
 int main(void) {
+        RUN(test_fake_kernel_layout);
         CHECK_EQ(executor_block_signals(), 0);
         RUN(test_fake_tree_fill);
         RUN(test_adaptive_steps);

@@ -237,6 +237,29 @@ TEST(test_inspect_reads_only) {
         fake_root_free(&r);
 }
 
+/* An entry that is a link to an entry elsewhere: not read (else its owner, gone, would have
+ * the setting put back from a file that is not in the journal). */
+TEST(test_entry_is_a_link) {
+        struct journal_outcome o[JOURNAL_MAX];
+        struct journal_entry e = { .path = OC, .found = 3, .set = 63, .pid = 5000, .start_time = 1 };
+        struct fake_root r;
+        char text[256];
+
+        fake_root_new(&r);
+        fake_write(&r, OC, "63\n");
+        CHECK(journal_format(&e, text, sizeof(text)) > 0);
+        fake_write(&r, "elsewhere/entry", text);
+        CHECK(mkdirat(r.fd, "run", 0755) == 0 && mkdirat(r.fd, "run/hpfilld", 0755) == 0);
+        CHECK(symlinkat("../../elsewhere/entry", r.fd, ENTRY) == 0);
+        CHECK_EQ(journal_inspect(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_INVALID);
+        CHECK_EQ(o[0].error, -ELOOP);
+        CHECK_EQ(journal_recover(r.fd, false, o, JOURNAL_MAX), 1);
+        CHECK_EQ(o[0].result, JOURNAL_INVALID);
+        CHECK_EQ(fake_read_u64(&r, OC), 63);
+        fake_root_free(&r);
+}
+
 TEST(test_links_on_the_way) {
         struct journal_outcome o[JOURNAL_MAX];
         struct fake_root r;
@@ -286,13 +309,68 @@ TEST(test_lock_holder) {
         CHECK_EQ(hostlock_parse("pid=x", &h), -EBADMSG);
 }
 
+/* The host lock's file: made 0600 whatever the umask; one there already that is not ours at
+ * mode 0600 is refused and left where it is (never removed: removing a file another fill just
+ * made is two fills at once); the name older versions used is not looked at. */
+static int take(struct fake_root *r) {
+        struct stop stop;
+        bool waited;
+        int fd;
+
+        stop_init(&stop);
+        fd = hostlock_take(r->fd, "test", 1, &stop, NULL, &waited);
+        stop_done(&stop);
+        return fd;
+}
+
+TEST(test_lock_file) {
+        struct fake_root r;
+        struct stat st, before;
+        mode_t mask;
+        int fd;
+
+        fake_root_new(&r);
+        fake_write(&r, "run/hpfilld/lock", "");
+        CHECK(fchmodat(r.fd, "run/hpfilld/lock", 0644, 0) == 0);
+        mask = umask(0277);
+        fd = take(&r);
+        (void) umask(mask);
+        CHECK(fd >= 0);
+        CHECK(fstatat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0);
+        CHECK_EQ(st.st_mode & 07777, 0600);
+        close(fd);
+        /* the old name: as it was */
+        CHECK(fstatat(r.fd, "run/hpfilld/lock", &st, AT_SYMLINK_NOFOLLOW) == 0);
+        CHECK_EQ(st.st_mode & 07777, 0644);
+        /* again: the same file */
+        CHECK(fstatat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, &before, 0) == 0);
+        fd = take(&r);
+        CHECK(fd >= 0);
+        close(fd);
+        CHECK(fstatat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, &st, 0) == 0);
+        CHECK_EQ(st.st_ino, before.st_ino);
+        /* of another mode: refused, and left there */
+        CHECK(fchmodat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, 0644, 0) == 0);
+        CHECK_EQ(take(&r), -EPERM);
+        CHECK(fstatat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, &st, 0) == 0);
+        CHECK_EQ(st.st_ino, before.st_ino);
+        CHECK_EQ(st.st_mode & 07777, 0644);
+        /* a link: refused */
+        CHECK(unlinkat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, 0) == 0);
+        CHECK(symlinkat("lock", r.fd, "run/hpfilld/" HOSTLOCK_FILE) == 0);
+        CHECK_EQ(take(&r), -ELOOP);
+        fake_root_free(&r);
+}
+
 int main(void) {
         RUN(test_proc_start_time);
         RUN(test_parse);
         RUN(test_record_and_forget);
         RUN(test_recover);
         RUN(test_inspect_reads_only);
+        RUN(test_entry_is_a_link);
         RUN(test_links_on_the_way);
         RUN(test_lock_holder);
+        RUN(test_lock_file);
         return 0;
 }

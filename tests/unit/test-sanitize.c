@@ -16,8 +16,13 @@ TEST(test_escape) {
         CHECK(!has_controls(buf));
         CHECK(has_controls("a\nb"));
         CHECK(!has_controls("plain text, ü"));
-        escape_controls(buf, sizeof(buf), "caf\xc3\xa9 \\040");
-        CHECK(strcmp(buf, "caf\xc3\xa9 \\040") == 0);
+        /* a backslash doubled: a name holding the four characters \033 is not an escaped ESC */
+        escape_controls(buf, sizeof(buf), "caf\xc3\xa9 \\033");
+        CHECK(strcmp(buf, "caf\xc3\xa9 \\\\033") == 0);
+        escape_controls(buf, 4, "a\\b");
+        CHECK(strcmp(buf, "a\\\\") == 0);
+        escape_controls(buf, 3, "a\\b");
+        CHECK(strcmp(buf, "a") == 0);
         /* truncated, never half an escape */
         escape_controls(buf, 6, "ab\ncd");
         CHECK(strcmp(buf, "ab") == 0);
@@ -47,15 +52,32 @@ TEST(test_escape_c1) {
         CHECK(strcmp(buf, "a") == 0);
 }
 
+/* What reorders or breaks a line: U+202E (E2 80 AE) would show "evil\u202Efdp.exe" as
+ * "evilexe.pdf"; U+2028/U+2029 are line breaks to some readers. Escaped, JSON as \uXXXX. */
+TEST(test_escape_bidi) {
+        static const char *const controls[] = { "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaa", "\xe2\x80\xae",
+                                                "\xe2\x81\xa6", "\xe2\x81\xa9" };
+        char buf[64];
+
+        for (size_t i = 0; i < sizeof(controls) / sizeof(controls[0]); i++)
+                CHECK(has_controls(controls[i]));
+        escape_controls(buf, sizeof(buf), "evil\xe2\x80\xae" "fdp.exe\xe2\x81\xa6");
+        CHECK(strcmp(buf, "evil\\342\\200\\256fdp.exe\\342\\201\\246") == 0);
+        /* their neighbours are not: U+2027, U+202F, U+2065, U+206A */
+        CHECK(!has_controls("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa"));
+        json_escape(buf, sizeof(buf), "a\xe2\x80\xae" "b\xe2\x80\xa8");
+        CHECK(strcmp(buf, "a\\u202eb\\u2028") == 0);
+}
+
 TEST(test_escape_fputs) {
         char *out = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&out, &len);
 
         CHECK(f);
-        escape_fputs("vm\x1b]0;owned\x07\xc2\x9b", f);
+        escape_fputs("vm\x1b]0;owned\x07\xc2\x9b\\033", f);
         CHECK(fclose(f) == 0);
-        CHECK(strcmp(out, "vm\\033]0;owned\\007\\302\\233") == 0);
+        CHECK(strcmp(out, "vm\\033]0;owned\\007\\302\\233\\\\033") == 0);
         free(out);
 }
 
@@ -82,6 +104,7 @@ TEST(test_json_escape) {
 int main(void) {
         RUN(test_escape);
         RUN(test_escape_c1);
+        RUN(test_escape_bidi);
         RUN(test_escape_fputs);
         RUN(test_json_escape);
         return 0;

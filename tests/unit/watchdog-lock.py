@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The daemon feeds systemd's watchdog while its first fill waits for the host lock (another
-fill holds it: here this test, by flock() on the fake tree's run/hpfilld/lock), as it does when
+fill holds it: here this test, by flock() on the fake tree's run/hpfilld/host.lock), as it does when
 idle: WATCHDOG=1 at half of WATCHDOG_USEC, not silence for up to --lock-timeout. On a fake tree
 under --root; waits on the daemon's own messages (with a time limit against hangs)."""
 import fcntl
@@ -24,8 +24,8 @@ def main():
     until, messages = notify.until, notify.messages
     d = None
 
-    # the lock file as hpfilld makes it (mode 0600: it replaces one of another mode)
-    lock = os.fdopen(os.open(root + "/run/hpfilld/lock", os.O_RDWR | os.O_CREAT, 0o600), "w")
+    # the lock file as hpfilld makes it (mode 0600: it refuses one of another mode)
+    lock = os.fdopen(os.open(root + "/run/hpfilld/host.lock", os.O_RDWR | os.O_CREAT, 0o600), "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     try:
         env = dict(os.environ, NOTIFY_SOCKET=work + "/notify", WATCHDOG_USEC="200000")

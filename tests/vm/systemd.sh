@@ -193,7 +193,7 @@ ready)
         # so in the journal), the reload must still be running; once the lock is let go, it ends
         # with the pages in place.
         sed -i "s/^Amount=.*/Amount=$PLAN,node2=16M/" /etc/hpfilld.conf.d/test.conf
-        exec 7</run/hpfilld/lock
+        exec 7</run/hpfilld/host.lock
         flock 7
         waits() { journalctl -b -u hpfilld.service -o cat | grep -c '^Another fill is running'; }
         before=$(waits)
