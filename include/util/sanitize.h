@@ -19,6 +19,10 @@
  * another. A backslash goes out as \\, so that a name holding the four characters \033 never
  * reads as an escaped ESC. */
 void escape_controls(char *buf, size_t size, const char *s);
+/* As escape_controls(), backslashes left as they are: for the log, whose messages carry names
+ * escape_controls() made safe already (a message of several lines names a file in each), and
+ * would show their escapes doubled. */
+void escape_controls_only(char *buf, size_t size, const char *s);
 /* The same, onto @f, whatever the length of @s. */
 void escape_fputs(const char *s, FILE *f);
 /* Whether escape_controls() would escape anything in @s other than a backslash: what the

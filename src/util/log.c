@@ -64,7 +64,7 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
                 (void) vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
                 /* one record a message, whatever a file name or value in it holds */
-                escape_controls(buf, sizeof(buf), raw);
+                escape_controls_only(buf, sizeof(buf), raw);
                 if (kmsg_fd >= 0) {
                         /* One write() per record, the kernel log keeps the priority. Not dprintf():
                          * glibc's lseek()s first, which /dev/kmsg refuses, and then writes nothing. */

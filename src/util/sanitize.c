@@ -73,7 +73,7 @@ bool has_controls(const char *s) {
         return false;
 }
 
-void escape_controls(char *buf, size_t size, const char *s) {
+static void escape(char *buf, size_t size, const char *s, bool backslash) {
         size_t n = 0;
 
         if (size == 0)
@@ -87,7 +87,7 @@ void escape_controls(char *buf, size_t size, const char *s) {
                         (void) snprintf(buf + n, size - n, "\\%03o", (unsigned char) *s);
                         n += 4;
                         s++;
-                } else if (*s == '\\') { /* else a literal "\\033" reads as an escaped ESC */
+                } else if (backslash && *s == '\\') { /* else a literal "\\033" reads as an escaped ESC */
                         if (n + 2 >= size)
                                 break;
                         buf[n++] = '\\';
@@ -102,6 +102,14 @@ void escape_controls(char *buf, size_t size, const char *s) {
                 }
         }
         buf[n] = 0;
+}
+
+void escape_controls(char *buf, size_t size, const char *s) {
+        escape(buf, size, s, true);
+}
+
+void escape_controls_only(char *buf, size_t size, const char *s) {
+        escape(buf, size, s, false);
 }
 
 void escape_fputs(const char *s, FILE *f) {

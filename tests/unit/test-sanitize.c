@@ -69,6 +69,18 @@ TEST(test_escape_bidi) {
         CHECK(strcmp(buf, "a\\u202eb\\u2028") == 0);
 }
 
+/* The log's escaping: controls as escape_controls() has them, a backslash as it is, so that a
+ * name escaped once already (\012 for a newline) is not shown doubled. */
+TEST(test_escape_controls_only) {
+        char buf[64], once[64];
+
+        escape_controls_only(buf, sizeof(buf), "a\\012b\nc\033");
+        CHECK(strcmp(buf, "a\\012b\\012c\\033") == 0);
+        escape_controls(once, sizeof(once), "x\nREADY=1");
+        escape_controls_only(buf, sizeof(buf), once);
+        CHECK(strcmp(buf, "x\\012READY=1") == 0);
+}
+
 TEST(test_escape_fputs) {
         char *out = NULL;
         size_t len = 0;
@@ -105,6 +117,7 @@ int main(void) {
         RUN(test_escape);
         RUN(test_escape_c1);
         RUN(test_escape_bidi);
+        RUN(test_escape_controls_only);
         RUN(test_escape_fputs);
         RUN(test_json_escape);
         return 0;
