@@ -60,20 +60,16 @@ static void rendezvous(const char *fifo) {
         }
 }
 
-uint64_t __real_fill_count_step(struct fill_shared *s);
-uint64_t __wrap_fill_count_step(struct fill_shared *s);
-uint64_t __real_sysfs_first_step(uint64_t page_size, uint64_t step_bytes);
-uint64_t __wrap_sysfs_first_step(uint64_t page_size, uint64_t step_bytes);
-uint64_t __real_choose_write_pages(const struct choose_write *w, uint64_t left);
-uint64_t __wrap_choose_write_pages(const struct choose_write *w, uint64_t left);
-bool __real_choose_worth_probing(double ns);
-bool __wrap_choose_worth_probing(double ns);
-bool __real_choose_probe_worth(const struct choose_node *nodes, size_t n, enum fill_mode first);
-bool __wrap_choose_probe_worth(const struct choose_node *nodes, size_t n, enum fill_mode first);
-int __real_hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited);
-int __wrap_hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited);
-int __real_fflush(FILE *f);
-int __wrap_fflush(FILE *f);
+/* Declared from the functions they stand for: a prototype changed in the daemon fails to compile
+ * here, instead of a wrapper passing the arguments of an older one. */
+#define WRAPPED(f) __typeof__(f) __real_##f, __wrap_##f
+WRAPPED(fill_count_step);
+WRAPPED(sysfs_first_step);
+WRAPPED(choose_write_pages);
+WRAPPED(choose_worth_probing);
+WRAPPED(choose_probe_worth);
+WRAPPED(hostlock_take);
+WRAPPED(fflush);
 
 uint64_t __wrap_fill_count_step(struct fill_shared *s) {
         uint64_t n = __real_fill_count_step(s);
@@ -104,10 +100,11 @@ bool __wrap_choose_probe_worth(const struct choose_node *nodes, size_t n, enum f
         return hooks.probe_always || __real_choose_probe_worth(nodes, n, first);
 }
 
-int __wrap_hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, bool *ret_waited) {
+int __wrap_hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
+                         bool *ret_waited) {
         if (hooks.planned_fifo)
                 rendezvous(hooks.planned_fifo);
-        return __real_hostlock_take(rootfd, what, timeout_s, stop, ret_waited);
+        return __real_hostlock_take(rootfd, what, timeout_s, stop, wait, ret_waited);
 }
 
 int __wrap_fflush(FILE *f) {

@@ -42,7 +42,7 @@ pool2m_set 0
 # the entry is on disk before the change it records: written, synced, renamed into place and
 # its directory synced, then the overcommit written (as journal.h says)
 if command -v strace >/dev/null; then
-        expect_rc 0 strace -f -y -o "$WORK/trace" -e trace=write,fsync,rename,renameat,renameat2 \
+        expect_rc 0 env ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -y -o "$WORK/trace" -e trace=write,fsync,rename,renameat,renameat2 \
                 "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=20"
         order=$(awk '
                 /fsync\(.*<\/run\/hpfilld\/\.changed\..*\.tmp>\)/ && !f { f = NR }

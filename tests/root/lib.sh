@@ -26,6 +26,10 @@ need_test_hooks() {
                 { echo "SKIP: no HPFILLD_HOOKED (tests/hpfilld-hooked, the binary with the test hooks)"; exit 77; }
 }
 
+# LeakSanitizer stops a traced process (it does not work under ptrace): a sanitizer build's runs
+# under strace leave it out
+export STRACE_ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
 SAVED="$WORK/saved"
 

@@ -19,7 +19,7 @@ chmod 0755 "$WORK"
 # traced CMD...: strace of the command's capset() and opens, in $WORK/trace
 traced() {
         set +e
-        strace -f -qq -e trace=capset,openat,openat2 -o "$WORK/trace" "$@" >"$WORK/out" 2>"$WORK/err"
+        ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -qq -e trace=capset,openat,openat2 -o "$WORK/trace" "$@" >"$WORK/out" 2>"$WORK/err"
         rc=$?
         set -e
 }

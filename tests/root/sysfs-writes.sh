@@ -20,7 +20,7 @@ writes() {
         local mode=$1 pages=$2
         pool2m_set 0
         expect_rc 0 env HPFILLD_TEST_STEP_BYTES=$((16 * 2 * 1024 * 1024)) \
-                strace -f -qq -y -e trace=write -e signal=none -o "$WORK/trace" \
+                env ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -qq -y -e trace=write -e signal=none -o "$WORK/trace" \
                 "$HPFILLD_HOOKED" --once --mode "$mode" --pool "2M:node$first=$pages"
         [ "$(node_nr "$first" 2048)" = "$pages" ] || fail "$mode $pages: node$first holds $(node_nr "$first" 2048)"
         counts=$(sed -n 's/.*hugepages-2048kB\/nr_hugepages>, "\([0-9]*\).*/\1/p' "$WORK/trace" | tr '\n' ' ')

@@ -7,8 +7,8 @@
 
 int fake_threads_left = -1;
 
-int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
-int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* Declared from pthread_create() itself: a changed prototype fails to compile here. */
+__typeof__(pthread_create) __real_pthread_create, __wrap_pthread_create;
 
 int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
         if (fake_threads_left == 0)

@@ -6,14 +6,12 @@
 
 struct sim *sim_kernel;
 
-int __real_pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
-int __real_pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count);
-int __real_pool_compact_node(int rootfd, const struct topology *t, unsigned node);
-int __real_pool_drop_caches(int rootfd);
-int __wrap_pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
-int __wrap_pool_write_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t count);
-int __wrap_pool_compact_node(int rootfd, const struct topology *t, unsigned node);
-int __wrap_pool_drop_caches(int rootfd);
+/* Declared from the functions they stand for: a changed prototype fails to compile here. */
+#define WRAPPED(f) __typeof__(f) __real_##f, __wrap_##f
+WRAPPED(pool_read_persistent);
+WRAPPED(pool_write_nr);
+WRAPPED(pool_compact_node);
+WRAPPED(pool_drop_caches);
 
 int __wrap_pool_read_persistent(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret) {
         if (!sim_kernel)
