@@ -12,7 +12,7 @@ struct topo_node {
         unsigned id;
         bool has_memory;
         uint64_t mem_total; /* bytes, from nodeN/meminfo (may lag: topology_uncounted()) */
-        uint64_t present;   /* bytes in its online memory blocks, read where the counts lag; 0: unknown */
+        uint64_t present;   /* bytes its zones have present (/proc/zoneinfo), read where the counts lag; 0: unknown */
         unsigned *cpus;
         size_t n_cpus;
         unsigned *distance; /* to each node, by index into topology.nodes; NULL if unknown */
@@ -41,14 +41,14 @@ uint64_t topology_nodes_mem(const struct topology *t);
  * machine's by more than 1% (memory initialised lazily, as on some VMs: node0 says 6 GB where
  * the machine says 24 GB, and the kernel grants pages from all 24); 0 when they agree. */
 uint64_t topology_uncounted(const struct topology *t);
-/* Node @node's present memory (node_present.c): its online memory blocks times their size.
- * -ENOENT without memory blocks (no CONFIG_MEMORY_HOTPLUG sysfs), -errno. */
-int node_present_memory(int rootfd, unsigned node, uint64_t *ret);
+/* Every node's present memory (node_present.c), from /proc/zoneinfo: the present pages of its
+ * zones, into nodes[].present. -ENOENT where it names none of them, -EBADMSG, -errno. */
+int topology_read_present(int rootfd, struct topology *t);
 /* The memory of node @idx as the machine counts it: where the counts lag, its present memory
- * when its blocks say (never less than its count), else its own count and its share, by size, of
+ * when zoneinfo says (never less than its count), else its own count and its share, by size, of
  * what no node counts yet. */
 uint64_t topology_node_share(const struct topology *t, size_t idx);
-/* The most node @idx can hold: where the counts lag, its present memory when its blocks say
+/* The most node @idx can hold: where the counts lag, its present memory when zoneinfo says
  * (never less than its count), else its own count and all that no node counts yet (which may be
  * any node's). */
 uint64_t topology_node_limit(const struct topology *t, size_t idx);

@@ -1,69 +1,65 @@
 /* SPDX-License-Identifier: MIT */
-/* A node's present memory: its online memory blocks (nodeN/memoryM) times the block size.
- * Where memory is initialised lazily (deferred struct page init), nodeN/meminfo's MemTotal lags
- * for a while, but the blocks are there from boot (drivers/base/memory.c). */
-#include <dirent.h>
+/* Each node's present memory, from /proc/zoneinfo: the "present" pages of its zones. Where
+ * memory is initialised lazily (deferred struct page init), nodeN/meminfo's MemTotal counts the
+ * pages initialised so far (managed), while a zone's present pages are all there from boot
+ * (mm/mm_init.c); memory taken offline leaves them (offline_pages()). One file, read only where
+ * the nodes' counts lag. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/topology.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 
-#define MEMORY_DIR "sys/devices/system/memory"
+/* The node of a "Node N, zone NAME" line, or -1. */
+static long zone_node(const char *line) {
+        char *end;
+        long node;
 
-/* "memory" and decimal digits only */
-static bool is_block_name(const char *name) {
-        if (strncmp(name, "memory", 6) != 0 || !name[6])
-                return false;
-        for (const char *p = name + 6; *p; p++)
-                if (*p < '0' || *p > '9')
-                        return false;
-        return true;
+        if (strncmp(line, "Node ", 5) != 0)
+                return -1;
+        node = strtol(line + 5, &end, 10);
+        return end != line + 5 && strncmp(end, ", zone", 6) == 0 && node >= 0 ? node : -1;
 }
 
-int node_present_memory(int rootfd, unsigned node, uint64_t *ret) {
-        _cleanup_(closedirp) DIR *d = NULL;
-        char path[64], line[32], *end;
-        unsigned long long block;
-        uint64_t blocks = 0;
-        struct dirent *de;
-        int fd, r;
+int topology_read_present(int rootfd, struct topology *t) {
+        _cleanup_(freep) char *text = NULL;
+        long page = sysconf(_SC_PAGESIZE), node = -1;
+        size_t found = 0;
+        char *line, *next;
+        int r;
 
-        r = read_line_at(rootfd, MEMORY_DIR "/block_size_bytes", line, sizeof(line));
+        r = read_full_file_at(rootfd, "proc/zoneinfo", 4 << 20, &text, NULL);
         if (r < 0)
                 return r;
-        errno = 0;
-        block = strtoull(line, &end, 16); /* hex, without 0x */
-        if (errno || end == line || *end || block == 0)
-                return -EBADMSG;
-        (void) snprintf(path, sizeof(path), "sys/devices/system/node/node%u", node);
-        fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                closep(&fd);
-                return r;
-        }
-        while ((errno = 0, de = readdir(d))) {
-                char state[16], rel[sizeof(de->d_name) + sizeof(MEMORY_DIR) + 8];
+        for (size_t i = 0; i < t->n_nodes; i++)
+                t->nodes[i].present = 0;
+        for (line = text; line && *line; line = next) {
+                unsigned long long pages;
+                char *end, *p;
 
-                if (!is_block_name(de->d_name))
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                if (zone_node(line) >= 0) {
+                        node = zone_node(line);
                         continue;
-                /* nodeN/memoryM is a link to memory/memoryM: read there, no link followed */
-                (void) snprintf(rel, sizeof(rel), MEMORY_DIR "/%s/state", de->d_name);
-                if (read_line_at(rootfd, rel, state, sizeof(state)) >= 0 && strcmp(state, "online") == 0)
-                        blocks++;
+                }
+                /* "        present  5505024": the zone's, under its "Node" line */
+                p = line + strspn(line, " ");
+                if (node < 0 || p == line || strncmp(p, "present ", 8) != 0)
+                        continue;
+                errno = 0;
+                pages = strtoull(p + 8, &end, 10);
+                if (errno || end == p + 8 || *end)
+                        return -EBADMSG;
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        if (t->nodes[i].id == (unsigned) node) {
+                                t->nodes[i].present += (uint64_t) pages * (uint64_t) page;
+                                found++;
+                        }
         }
-        if (errno)
-                return -errno;
-        if (blocks == 0)
-                return -ENOENT;
-        *ret = blocks * block;
-        return 0;
+        return found ? 0 : -ENOENT;
 }

@@ -210,12 +210,11 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
         /* the machine's count beside the nodes', to see when theirs lag; optional */
         if (read_meminfo_field(rootfd, "proc/meminfo", "MemTotal", &t->machine_mem, NULL) < 0)
                 t->machine_mem = 0;
-        /* where they lag, which nodes do: each one's memory blocks (read only then: a large
-         * machine has thousands); unknown (0) where there are none */
-        if (topology_uncounted(t) > 0)
+        /* where they lag, which nodes do: their zones' present pages; unknown (0) where
+         * /proc/zoneinfo cannot say */
+        if (topology_uncounted(t) > 0 && topology_read_present(rootfd, t) < 0)
                 for (size_t i = 0; i < n_online; i++)
-                        if (t->nodes[i].has_memory && node_present_memory(rootfd, t->nodes[i].id, &t->nodes[i].present) < 0)
-                                t->nodes[i].present = 0;
+                        t->nodes[i].present = 0;
         /* Distances only matter to place the work of a node without CPUs. */
         for (size_t i = 0; i < n_online; i++) {
                 if (t->nodes[i].n_cpus > 0)

@@ -65,13 +65,11 @@ nodes_kb=0
 for n in $(mem_nodes); do nodes_kb=$((nodes_kb + $(awk '/MemTotal/ { print $4 }' "$NODES/node$n/meminfo"))); done
 machine_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 if [ $((machine_kb - nodes_kb)) -gt $((nodes_kb / 100)) ]; then
-        # its present memory where its memory blocks say, else its share of what is not counted
-        blocks=0
-        for b in "$NODES/node$first"/memory[0-9]*; do
-                [ "$(cat "$b/state" 2>/dev/null)" = online ] && blocks=$((blocks + 1))
-        done
-        if [ "$blocks" -gt 0 ] && [ -r /sys/devices/system/memory/block_size_bytes ]; then
-                present_kb=$((blocks * 0x$(cat /sys/devices/system/memory/block_size_bytes) / 1024))
+        # its present memory where /proc/zoneinfo says (its zones' present pages), else its share
+        # of what is not counted
+        present_kb=$(awk -v n="$first" -v kb=$(($(getconf PAGESIZE) / 1024)) \
+                '/^Node / { node = $2; sub(",", "", node) } node == n && $1 == "present" { p += $2 } END { print p * kb }' /proc/zoneinfo)
+        if [ "${present_kb:-0}" -gt 0 ]; then
                 [ "$present_kb" -gt "$mem_kb" ] && mem_kb=$present_kb
         else
                 mem_kb=$((mem_kb + (machine_kb - nodes_kb) * mem_kb / nodes_kb))

@@ -149,34 +149,28 @@ TEST(test_lagging_nodes) {
         }
 }
 
-/* Where the counts lag, each node's memory blocks say which node lags: node0 counts 1024 MiB of
- * its 7168 present, node1 all its 1024; a block offline does not count; without blocks, the
- * shares of what no node counts, as above. */
-TEST(test_lagging_node_blocks) {
+/* Where the counts lag, /proc/zoneinfo's present pages say which node lags: node0 counts 1024
+ * MiB of its 7168 present, node1 all its 1024; without zoneinfo (or a bad one), the shares of
+ * what no node counts, as above. */
+TEST(test_lagging_node_zones) {
+        long page = sysconf(_SC_PAGESIZE);
         struct fake_root r;
         struct topology t = {};
         struct error e = {};
+        char zoneinfo[1024];
 
         fake_root_new(&r);
         fake_numa_machine(&r, 2, 1024, 0, sizes);
         fake_write(&r, "proc/meminfo", "MemTotal:        8388608 kB\n");
-        fake_write(&r, "sys/devices/system/memory/block_size_bytes", "8000000\n"); /* 128 MiB */
-        for (unsigned b = 0; b < 68; b++) { /* node0: 56 online and one offline; node1: 8 */
-                char path[96];
-
-                if (b >= 57 && b < 60)
-                        continue;
-                char link[400], target[64];
-
-                (void) snprintf(path, sizeof(path), "sys/devices/system/memory/memory%u/state", b);
-                fake_write(&r, path, b < 56 || b >= 60 ? "online\n" : "offline\n");
-                /* nodeN/memoryM: a link to ../../memory/memoryM, as sysfs has it */
-                (void) snprintf(link, sizeof(link), "%s/sys/devices/system/node/node%u/memory%u", r.path, b < 60 ? 0 : 1, b);
-                (void) snprintf(target, sizeof(target), "../../memory/memory%u", b);
-                CHECK_EQ(symlink(target, link), 0);
-        }
-        fake_write(&r, "sys/devices/system/node/node1/memory_failure/state", "online\n"); /* no block */
-        fake_write(&r, "sys/devices/system/memory/memory_failure/state", "online\n");
+        /* node0: 1024 MiB in DMA32 and 6144 in Normal; node1: 1024 in Normal (pages of @page) */
+        (void) snprintf(zoneinfo, sizeof(zoneinfo),
+                        "Node 0, zone    DMA32\n  pages free     3\n        present  %ld\n        managed  %ld\n"
+                        "Node 0, zone   Normal\n        present  %ld\n        managed  1\n"
+                        "Node 1, zone   Normal\n        present  %ld\n        managed  %ld\n"
+                        "Node 1, zone  Movable\n        present  0\n",
+                        (1024L << 20) / page, (1024L << 20) / page, (6144L << 20) / page, (1024L << 20) / page,
+                        (1024L << 20) / page);
+        fake_write(&r, "proc/zoneinfo", zoneinfo);
         CHECK_EQ(topology_read(r.fd, &t, &e), 0);
         CHECK_EQ(topology_uncounted(&t) >> 20, 6144);
         CHECK_EQ(t.nodes[0].present >> 20, 7168);
@@ -188,8 +182,8 @@ TEST(test_lagging_node_blocks) {
         CHECK_EQ(topology_node_share(&t, 1) >> 20, 1024);
         topology_done(&t);
 
-        /* a bad block size: unknown, the shares as without blocks */
-        fake_write(&r, "sys/devices/system/memory/block_size_bytes", "zz\n");
+        /* a bad one: unknown, the shares as without it */
+        fake_write(&r, "proc/zoneinfo", "Node 0, zone   Normal\n        present  many\n");
         CHECK_EQ(topology_read(r.fd, &t, &e), 0);
         CHECK_EQ(t.nodes[0].present, 0);
         CHECK_EQ(topology_node_limit(&t, 1) >> 20, 7168);
@@ -291,7 +285,7 @@ int main(void) {
         RUN(test_memory_list);
         RUN(test_flat_machine);
         RUN(test_lagging_nodes);
-        RUN(test_lagging_node_blocks);
+        RUN(test_lagging_node_zones);
         RUN(test_odd_sysfs);
         RUN(test_odd_counters);
         RUN(test_long_cpulist);
