@@ -16,4 +16,6 @@ EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
 getent passwd nobody >/dev/null && getent group nogroup >/dev/null || { echo "SKIP: no user nobody or group nogroup"; exit 77; }
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
 pool2m_set 0
-python3 "$(dirname "$0")/reserve-inuse.py" "$HPFILLD" "$first" "$MNT" "$(dirname "$0")/map-files.py"
+# the VM's helper runs as nobody, who may not read the checkout (a clone in /root): a copy of it
+install -m 0644 "$(dirname "$0")/map-files.py" "$WORK/map-files.py"
+python3 "$(dirname "$0")/reserve-inuse.py" "$HPFILLD" "$first" "$MNT" "$WORK/map-files.py"
