@@ -35,7 +35,7 @@ if [ "$mem" -ge $((10 << 20)) ]; then
         # where the counts lag by 2 GiB or more: a plan of the nodes' count and half the rest fits
         # only with what no node counts yet, and says so with both numbers
         if [ "$(mem_nodes | wc -w)" = 1 ] && [ $((mem - nodes)) -ge $((2 << 20)) ]; then
-                beyond=$(((nodes + (mem - nodes) / 2) >> 10))
+                beyond=$(((nodes + (mem - nodes) / 2) >> 11 << 1)) # MiB, whole 2M pages
                 expect_rc 0 "$HPFILLD" --once --dry-run --pool "2M:${beyond}M"
                 expect_in "$WORK/err" "^hpfilld: The nodes' meminfo count $((nodes >> 10)) MiB of memory, /proc/meminfo $((mem >> 10)) MiB "
                 echo "ok: the node counts $((nodes >> 10)) MiB of the machine's $((mem >> 10)): $beyond MiB planned, and said"
