@@ -20,6 +20,8 @@ cleanup() {
         rm -rf --one-file-system "$dir"
 }
 trap cleanup EXIT
+# a signal ends the script through exit, so that the cleanup runs then too
+trap 'exit 130' INT TERM HUP
 
 [ -x "$(command -v mmdebstrap)" ] || { apt-get update -q && apt-get install -y -q mmdebstrap; }
 mmdebstrap --variant=minbase bookworm "$dir/root" "$mirror" >"$dir/mmdebstrap.log" 2>&1 ||
