@@ -56,7 +56,3 @@ void json_errno_or_null(struct json_writer *w, int negative_errno);
 /* @members, the text of a json_writer_init_members() writer, as members of the open object
  * (nothing where it is empty or NULL). */
 void json_members(struct json_writer *w, const char *members);
-
-/* The body of a JSON string (json_string() without the quotes) in @buf, cut to whole
- * characters. */
-void json_escape(char *buf, size_t size, const char *s);

@@ -222,22 +222,3 @@ void json_members(struct json_writer *w, const char *members) {
         if (members && *members && member_begin(w))
                 emit(w, members);
 }
-
-void json_escape(char *buf, size_t size, const char *s) {
-        size_t n = 0;
-        char c[8];
-
-        if (size == 0)
-                return;
-        while (*s) {
-                size_t len;
-
-                escape_next(&s, c);
-                len = strlen(c);
-                if (n + len >= size) /* whole characters only */
-                        break;
-                memcpy(buf + n, c, len);
-                n += len;
-        }
-        buf[n] = 0;
-}
