@@ -489,15 +489,19 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .record = &record,
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
+        _cleanup_(fclosep) FILE *members = NULL;
         _cleanup_(freep) char *json = NULL;
         size_t json_len = 0;
+        struct json_writer w;
         int ret, r;
 
         if (o->json) {
                 /* the members the job writes, wrapped in the document once its status is known */
-                j.json = open_memstream(&json, &json_len);
-                if (!j.json)
+                members = open_memstream(&json, &json_len);
+                if (!members)
                         return log_error_errno(-errno, "Out of memory"), EXIT_FAIL;
+                json_writer_init_members(&w, members);
+                j.json = &w;
                 j.report = NULL;
         }
 
@@ -509,7 +513,12 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         }
         ret = job_run(&j, config);
         if (j.json) {
-                r = fclose(j.json) != 0 ? -ENOMEM : report_document(stdout, o->dry_run, ret, json, &j);
+                r = json_writer_finish(&w);
+                if (fclose(members) != 0 && r >= 0)
+                        r = -ENOMEM;
+                members = NULL;
+                if (r >= 0)
+                        r = report_document(stdout, o->dry_run, ret, json, &j);
                 if (r < 0) {
                         log_error_errno(r, "Cannot write the %s to standard output: %m", o->dry_run ? "plan" : "report");
                         if (ret == EXIT_OK || ret == EXIT_SHORT)

@@ -10,6 +10,7 @@
 #include "service/metrics.h"
 #include "settings/conf.h"
 #include "fill/stop.h"
+#include "util/json.h"
 
 /* Exit statuses, documented in hpfilld(8). */
 enum {
@@ -53,9 +54,8 @@ struct job {
         struct ledger *ledger; /* when set: the pages the fill adds, counted in it under the host lock */
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
-         * nothing when it stopped before */
-        FILE *json;
-        size_t json_items; /* in the array being written */
+         * nothing when it stopped before: a json_writer_init_members() writer */
+        struct json_writer *json;
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

@@ -32,4 +32,5 @@ const uint64_t *status_target(const struct status_data *d, uint64_t page_size, u
 const struct metrics_reserve *status_reserve_record(const struct status_data *d, const struct reserve_found *f);
 
 void status_print_text(const struct status_data *d, FILE *f);
-void status_print_json(const struct status_data *d, FILE *f);
+/* Returns 0, or -errno where @f could not be written. */
+int status_print_json(const struct status_data *d, FILE *f);

@@ -245,33 +245,51 @@ static bool row_zeroes(const struct bench *b, const struct bench_row *row) {
         return m == FILL_MODE_FAULT || b->caps.init_on_alloc;
 }
 
-static void print_json(const struct bench *b, const struct bench_row *rows, size_t n, size_t best, size_t n_mem,
-                       const char *kernel, const char *reason) {
+static int print_json(const struct bench *b, const struct bench_row *rows, size_t n, size_t best, size_t n_mem,
+                      const char *kernel, const char *reason) {
         const struct bench_row *a = auto_row(rows, n);
-        char why[400];
+        struct json_writer w;
 
-        printf("{\"page_size\": %" PRIu64 ", \"bytes_per_node\": %" PRIu64 ", \"nodes\": %zu, \"runs\": %u,"
-               " \"results\": [",
-               b->page_size, b->bytes_per_node, n_mem, b->runs);
+        json_writer_init(&w, stdout);
+        json_begin_object(&w);
+        json_key(&w, "page_size"), json_u64(&w, b->page_size);
+        json_key(&w, "bytes_per_node"), json_u64(&w, b->bytes_per_node);
+        json_key(&w, "nodes"), json_u64(&w, n_mem);
+        json_key(&w, "runs"), json_u64(&w, b->runs);
+        json_key(&w, "results");
+        json_begin_array(&w);
         for (size_t i = 0; i < n; i++) {
-                printf("%s{\"mode\": \"%s\", \"threads_per_node\": %u, \"ms\": %.3f, \"gib_per_s\": ", i ? ", " : "",
-                       fill_mode_to_string(rows[i].mode), rows[i].threads, (double) rows[i].median_us / 1000);
+                json_begin_object(&w);
+                json_key(&w, "mode"), json_string(&w, fill_mode_to_string(rows[i].mode));
+                json_key(&w, "threads_per_node"), json_u64(&w, rows[i].threads);
+                json_key(&w, "ms"), json_double(&w, (double) rows[i].median_us / 1000, 3);
+                json_key(&w, "gib_per_s");
                 if (row_zeroes(b, &rows[i]))
-                        printf("%.3f}", row_gib_per_s(b, &rows[i]));
+                        json_double(&w, row_gib_per_s(b, &rows[i]), 3);
                 else
-                        printf("null}");
+                        json_null(&w);
+                json_end_object(&w);
         }
-        printf("], \"recommended\": {\"mode\": \"%s\", \"threads_per_node\": %u, \"reason\": \"%s\"}",
-               fill_mode_to_string(rows[best].mode), rows[best].threads, reason);
+        json_end_array(&w);
+        json_key(&w, "recommended");
+        json_begin_object(&w);
+        json_key(&w, "mode"), json_string(&w, fill_mode_to_string(rows[best].mode));
+        json_key(&w, "threads_per_node"), json_u64(&w, rows[best].threads);
+        json_key(&w, "reason"), json_string(&w, reason);
+        json_end_object(&w);
         if (a) {
-                json_escape(why, sizeof(why), a->choice.why);
-                printf(", \"auto\": {\"picked\": \"%s\", \"sysfs_pages_per_s\": %.0f, \"fault_pages_per_s\": %.0f,"
-                       " \"hvo\": %d, \"why\": \"%s\"}",
-                       fill_mode_to_string(a->choice.method), a->choice.sysfs_rate, a->choice.fault_rate, a->choice.hvo,
-                       why);
+                json_key(&w, "auto");
+                json_begin_object(&w);
+                json_key(&w, "picked"), json_string(&w, fill_mode_to_string(a->choice.method));
+                json_key(&w, "sysfs_pages_per_s"), json_double(&w, a->choice.sysfs_rate, 0);
+                json_key(&w, "fault_pages_per_s"), json_double(&w, a->choice.fault_rate, 0);
+                json_key(&w, "hvo"), json_i64(&w, a->choice.hvo);
+                json_key(&w, "why"), json_string(&w, a->choice.why);
+                json_end_object(&w);
         }
-        json_escape(why, sizeof(why), kernel);
-        printf(", \"kernel\": \"%s\"}\n", why);
+        json_key(&w, "kernel"), json_string(&w, kernel);
+        json_end_object(&w);
+        return json_writer_finish(&w);
 }
 
 static size_t memory_nodes(const struct bench *b) {
@@ -358,16 +376,15 @@ static const struct bench_row *runner_up(const struct bench_row *rows, size_t n,
         return r;
 }
 
-static void print_results(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
+/* Returns 0, or -errno where the JSON could not be written. */
+static int print_results(const struct bench *b, const struct bench_row *rows, size_t n, size_t best) {
         const struct bench_row *a = auto_row(rows, n), *other = runner_up(rows, n, best);
         const char *reason = winner_reason(b, rows, n, best);
         char kernel[192];
 
         kernel_features_describe(kernel, sizeof(kernel), &b->caps);
-        if (b->json) {
-                print_json(b, rows, n, best, memory_nodes(b), kernel, reason);
-                return;
-        }
+        if (b->json)
+                return print_json(b, rows, n, best, memory_nodes(b), kernel, reason);
         if (a)
                 printf("auto picked %s, %.2fx the best: %s\n", fill_mode_to_string(a->choice.method),
                        (double) a->median_us / (double) MAX(rows[best].median_us, UINT64_C(1)), a->choice.why);
@@ -381,6 +398,7 @@ static void print_results(const struct bench *b, const struct bench_row *rows, s
         if (rows[best].mode == FILL_MODE_FAULT)
                 printf(" ThreadsPerNode=%u", rows[best].threads);
         printf("\n");
+        return 0;
 }
 
 /* Every pool file the runs write, before the first: a user who may not write them is told the
@@ -577,8 +595,11 @@ int bench_main(int argc, char *argv[]) {
         for (size_t i = 0; i < n_rows; i++)
                 if (rows[i].mode != FILL_MODE_AUTO && rows[i].median_us < rows[best].median_us)
                         best = i;
-        print_results(&b, rows, n_rows, best);
-        ret = 0;
+        r = print_results(&b, rows, n_rows, best);
+        if (r < 0)
+                log_error_errno(r, "Cannot write the results to standard output: %m");
+        else
+                ret = 0;
 out:
         if (stop_requested(&b.stop) && lock_fd >= 0)
                 log_error("Interrupted; the pools are back as found");

@@ -116,23 +116,21 @@ static const char *reserve_state_json(const struct reserve_run *r) {
         return "ready";
 }
 
-static void reserve_json(struct job *j, const struct reserve_run *r) {
+static void reserve_json(struct json_writer *w, const struct reserve_run *r) {
         const char *state = reserve_state_json(r);
         bool there = strcmp(state, "ready") == 0 || strcmp(state, "kept") == 0;
 
-        fputs(j->json_items++ ? ", {\"name\": " : "{\"name\": ", j->json);
-        json_string(j->json, r->plan->name);
-        fprintf(j->json, ", \"page_size\": %" PRIu64 ", \"target\": %" PRIu64 ", \"pages\": %" PRIu64
-                         ", \"state\": \"%s\", \"path\": ",
-                r->plan->pool.page_size, r->plan->pool.target_total, there ? r->plan->pool.target_total : r->faulted,
-                state);
-        json_string(j->json, there ? r->path : NULL);
-        fprintf(j->json, ", \"elapsed_seconds\": %.6f, \"threads\": %u, \"errno\": ", (double) r->elapsed_ns / 1e9,
-                r->threads);
-        if (r->error)
-                fprintf(j->json, "%d}", -r->error);
-        else
-                fputs("null}", j->json);
+        json_begin_object(w);
+        json_key(w, "name"), json_string(w, r->plan->name);
+        json_key(w, "page_size"), json_u64(w, r->plan->pool.page_size);
+        json_key(w, "target"), json_u64(w, r->plan->pool.target_total);
+        json_key(w, "pages"), json_u64(w, there ? r->plan->pool.target_total : r->faulted);
+        json_key(w, "state"), json_string(w, state);
+        json_key(w, "path"), json_string(w, there ? r->path : NULL);
+        json_key(w, "elapsed_seconds"), json_double(w, (double) r->elapsed_ns / 1e9, 6);
+        json_key(w, "threads"), json_u64(w, r->threads);
+        json_key(w, "errno"), json_errno_or_null(w, r->error);
+        json_end_object(w);
 }
 
 static void report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_) {
@@ -163,7 +161,7 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                 }
                 summary_add(j, line);
                 if (j->json)
-                        reserve_json(j, r);
+                        reserve_json(j->json, r);
                 else if (j->report && log_get_max_level() >= LOG_INFO) {
                         char shown[sizeof(line)];
 
@@ -281,10 +279,9 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
         }
         report_pool_line(line, sizeof(line), pp, &o);
         summary_add(j, line);
-        if (j->json) {
-                fputs(j->json_items++ ? ", " : "", j->json);
+        if (j->json)
                 report_pool_json(j->json, pp, &o, plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent));
-        } else if (j->report && log_get_max_level() >= LOG_INFO)
+        else if (j->report && log_get_max_level() >= LOG_INFO)
                 report_pool(j->report, pp, &o);
         tally->failed |= run->error != 0;
         tally->interrupted |= run->interrupted;
@@ -345,16 +342,16 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 log_error_errno(r, "Cannot run the fill: %m");
 
         if (j->json) {
-                fputs("\"pools\": [", j->json);
-                j->json_items = 0;
+                json_key(j->json, "pools");
+                json_begin_array(j->json);
         }
         for (size_t i = 0; i < p->n_pools; i++)
                 report_outcome(j, t, &runs[i], p->min_percent, after, surplus_after, &tally);
         if (j->json) {
-                fputs("], ", j->json);
+                json_end_array(j->json);
                 report_kernel_json(j->json, caps);
-                fputs(", \"reservations\": [", j->json);
-                j->json_items = 0;
+                json_key(j->json, "reservations");
+                json_begin_array(j->json);
         }
         report_measured(j, p, runs, caps);
         advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
@@ -368,7 +365,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 report_reserves(j, reserves, p->n_reserves, &tally.failed, &tally.short_);
         }
         if (j->json)
-                fputs("]", j->json);
+                json_end_array(j->json);
         tally.interrupted |= stop_requested(j->stop);
         report_flush(j);
         if (tally.interrupted)
@@ -428,7 +425,6 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
         }
         if (j->dry_run && j->json) {
                 report_plan_json(j->json, p);
-                fputs(", ", j->json);
                 report_kernel_json(j->json, caps);
         } else if (j->dry_run && j->report && log_get_max_level() >= LOG_INFO) {
                 char kernel[160];

@@ -1,38 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON documents of --once --json and --dry-run --json (doc/hpfilld-json.schema.json). */
-#include <errno.h>
-
 #include "service/exitstatus.h"
 #include "service/report_doc.h"
 #include "util/json.h"
 
+static void next_boot(struct json_writer *w, const struct job *j) {
+        json_key(w, "next_boot");
+        if (!*j->advice_cmdline) {
+                json_null(w);
+                return;
+        }
+        json_begin_object(w);
+        json_key(w, "cmdline"), json_string(w, j->advice_cmdline);
+        json_key(w, "initramfs"), json_string(w, j->advice_initramfs);
+        json_end_object(w);
+}
+
 int report_document(FILE *f, bool dry_run, int exit_status, const char *body, const struct job *j) {
         bool empty = !body || !*body;
+        struct json_writer w;
 
-        fprintf(f, "{\"kind\": \"%s\", \"exit_status\": %d, \"exit_meaning\": \"%s\", ", dry_run ? "plan" : "report",
-                exit_status, exit_status_name(exit_status));
-        if (dry_run)
-                fputs(empty ? "\"plan\": null, \"kernel\": null" : body, f);
-        else {
-                fputs("\"elapsed_seconds\": ", f);
+        json_writer_init(&w, f);
+        json_begin_object(&w);
+        json_key(&w, "kind"), json_string(&w, dry_run ? "plan" : "report");
+        json_key(&w, "exit_status"), json_i64(&w, exit_status);
+        json_key(&w, "exit_meaning"), json_string(&w, exit_status_name(exit_status));
+        if (dry_run) {
+                if (empty) {
+                        json_key(&w, "plan"), json_null(&w);
+                        json_key(&w, "kernel"), json_null(&w);
+                }
+                json_members(&w, body);
+        } else {
+                json_key(&w, "elapsed_seconds");
                 if (j->record && j->record->elapsed_ns)
-                        fprintf(f, "%.6f", (double) j->record->elapsed_ns / 1e9);
+                        json_double(&w, (double) j->record->elapsed_ns / 1e9, 6);
                 else
-                        fputs("null", f);
-                fprintf(f, ", %s, \"next_boot\": ",
-                        empty ? "\"pools\": [], \"kernel\": null, \"reservations\": []" : body);
-                if (*j->advice_cmdline) {
-                        fputs("{\"cmdline\": ", f);
-                        json_string(f, j->advice_cmdline);
-                        fputs(", \"initramfs\": ", f);
-                        json_string(f, j->advice_initramfs);
-                        fputs("}", f);
-                } else
-                        fputs("null", f);
+                        json_null(&w);
+                if (empty) {
+                        json_key(&w, "pools"), json_begin_array(&w), json_end_array(&w);
+                        json_key(&w, "kernel"), json_null(&w);
+                        json_key(&w, "reservations"), json_begin_array(&w), json_end_array(&w);
+                }
+                json_members(&w, body);
+                next_boot(&w, j);
         }
-        fputs("}\n", f);
-        errno = 0;
-        if (fflush(f) != 0 || ferror(f))
-                return -(errno ?: EIO);
-        return 0;
+        json_end_object(&w);
+        return json_writer_finish(&w);
 }

@@ -186,9 +186,9 @@ int status_main(int argc, char *argv[]) {
         }
         r = status_read(&d);
         if (r >= 0) {
-                if (json)
-                        status_print_json(&d, stdout);
-                else
+                if (json && (r = status_print_json(&d, stdout)) < 0)
+                        log_error_errno(r, "Cannot write the status to standard output: %m");
+                else if (!json)
                         status_print_text(&d, stdout);
         }
         status_done(&d);

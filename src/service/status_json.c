@@ -4,120 +4,151 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "service/exitstatus.h"
 #include "service/status_data.h"
 #include "util/json.h"
 
-static void print_pools(const struct status_data *d, FILE *f) {
+static void print_pools(const struct status_data *d, struct json_writer *w) {
         const struct topology *t = &d->t;
 
-        fputs("\"pools\": [", f);
+        json_key(w, "pools");
+        json_begin_array(w);
         for (size_t s = 0; s < t->n_page_sizes; s++) {
                 uint64_t ps = t->page_sizes[s];
 
-                fprintf(f, "%s{\"page_size\": %" PRIu64 ", \"reserved\": %" PRIu64 ", \"overcommit\": %" PRIu64
-                           ", \"nodes\": [",
-                        s ? ", " : "", ps, pool_global_counter(d->rootfd, ps, "resv_hugepages"),
-                        pool_global_counter(d->rootfd, ps, "nr_overcommit_hugepages"));
+                json_begin_object(w);
+                json_key(w, "page_size"), json_u64(w, ps);
+                json_key(w, "reserved"), json_u64(w, pool_global_counter(d->rootfd, ps, "resv_hugepages"));
+                json_key(w, "overcommit"), json_u64(w, pool_global_counter(d->rootfd, ps, "nr_overcommit_hugepages"));
+                json_key(w, "nodes");
+                json_begin_array(w);
                 for (size_t i = 0; i < t->n_nodes; i++) {
                         const struct pool_counts *c = &d->counts[s * t->n_nodes + i];
 
-                        fprintf(f, "%s{\"node\": %u, \"target\": ", i ? ", " : "", t->nodes[i].id);
-                        json_u64_or_null(f, status_target(d, ps, t->nodes[i].id));
-                        fprintf(f, ", \"pages\": %" PRIu64 ", \"free\": %" PRIu64 ", \"surplus\": %" PRIu64 "}", c->nr,
-                                c->free, c->surplus);
+                        json_begin_object(w);
+                        json_key(w, "node"), json_u64(w, t->nodes[i].id);
+                        json_key(w, "target"), json_u64_or_null(w, status_target(d, ps, t->nodes[i].id));
+                        json_key(w, "pages"), json_u64(w, c->nr);
+                        json_key(w, "free"), json_u64(w, c->free);
+                        json_key(w, "surplus"), json_u64(w, c->surplus);
+                        json_end_object(w);
                 }
-                fputs("]}", f);
+                json_end_array(w);
+                json_end_object(w);
         }
-        fputs("]", f);
+        json_end_array(w);
 }
 
-static void print_journal(const struct status_data *d, FILE *f) {
-        fputs(", \"journal\": [", f);
+static void print_journal(const struct status_data *d, struct json_writer *w) {
+        json_key(w, "journal");
+        json_begin_array(w);
         for (int i = 0; i < d->n_journal; i++) {
                 const struct journal_outcome *o = &d->journal[i];
 
-                fprintf(f, "%s{\"entry\": ", i ? ", " : "");
-                json_string(f, o->name);
-                fputs(", \"path\": ", f);
-                json_string(f, *o->entry.path ? o->entry.path : NULL);
-                fprintf(f, ", \"result\": \"%s\", \"found\": %" PRIu64 ", \"set\": %" PRIu64 ", \"now\": %" PRIu64
-                           ", \"pid\": ",
-                        journal_result_name(o->result), o->entry.found, o->entry.set, o->now);
+                json_begin_object(w);
+                json_key(w, "entry"), json_string(w, o->name);
+                json_key(w, "path"), json_string_or_null(w, o->entry.path);
+                json_key(w, "result"), json_string(w, journal_result_name(o->result));
+                json_key(w, "found"), json_u64(w, o->entry.found);
+                json_key(w, "set"), json_u64(w, o->entry.set);
+                json_key(w, "now"), json_u64(w, o->now);
+                json_key(w, "pid");
                 if (o->entry.pid)
-                        fprintf(f, "%d, \"errno\": ", (int) o->entry.pid);
+                        json_i64(w, o->entry.pid);
                 else
-                        fputs("null, \"errno\": ", f);
-                if (o->error)
-                        fprintf(f, "%d}", -o->error);
-                else
-                        fputs("null}", f);
+                        json_null(w);
+                json_key(w, "errno"), json_errno_or_null(w, o->error);
+                json_end_object(w);
         }
-        fputs("]", f);
+        json_end_array(w);
 }
 
-static void print_last_fill(const struct status_data *d, FILE *f) {
-        fputs(", \"last_fill\": ", f);
+static void print_last_fill(const struct status_data *d, struct json_writer *w) {
+        json_key(w, "last_fill");
         if (!d->rec.valid) {
-                fputs("null", f);
+                json_null(w);
                 return;
         }
-        fprintf(f, "{\"time\": %lld, \"exit_status\": %d, \"exit_meaning\": \"%s\", \"next_boot\": ",
-                (long long) (d->rec.time_ns / 1000000000), d->rec.exit_status, exit_status_name(d->rec.exit_status));
-        json_string(f, *d->rec.next_boot ? d->rec.next_boot : NULL);
-        fputs(", \"summary\": ", f);
-        json_string(f, d->rec.summary);
-        fprintf(f, ", \"elapsed_seconds\": %.6f, \"sizes\": [", (double) d->rec.elapsed_ns / 1e9);
+        json_begin_object(w);
+        json_key(w, "time"), json_i64(w, d->rec.time_ns / 1000000000);
+        json_key(w, "exit_status"), json_i64(w, d->rec.exit_status);
+        json_key(w, "exit_meaning"), json_string(w, exit_status_name(d->rec.exit_status));
+        json_key(w, "next_boot"), json_string_or_null(w, d->rec.next_boot);
+        json_key(w, "summary"), json_string(w, d->rec.summary);
+        json_key(w, "elapsed_seconds"), json_double(w, (double) d->rec.elapsed_ns / 1e9, 6);
+        json_key(w, "sizes");
+        json_begin_array(w);
         for (size_t i = 0; i < d->rec.n_sizes; i++) {
                 const struct metrics_size *s = &d->rec.sizes[i];
 
-                fprintf(f, "%s{\"page_size\": %" PRIu64 ", \"elapsed_seconds\": %.6f, \"rounds\": %u, \"met\": %s}",
-                        i ? ", " : "", s->page_size, (double) s->elapsed_ns / 1e9, s->rounds, s->met ? "true" : "false");
+                json_begin_object(w);
+                json_key(w, "page_size"), json_u64(w, s->page_size);
+                json_key(w, "elapsed_seconds"), json_double(w, (double) s->elapsed_ns / 1e9, 6);
+                json_key(w, "rounds"), json_u64(w, s->rounds);
+                json_key(w, "met"), json_bool(w, s->met);
+                json_end_object(w);
         }
-        fputs("]}", f);
+        json_end_array(w);
+        json_end_object(w);
 }
 
 /* "0,1" as [0, 1]; "" (no node named: any) as []; not in the record (made before it, or it
  * was lost) as null. */
-static void print_nodes(const struct metrics_reserve *rec, FILE *f) {
+static void print_nodes(const struct metrics_reserve *rec, struct json_writer *w) {
         if (!rec) {
-                fputs("null", f);
+                json_null(w);
                 return;
         }
-        fputc('[', f);
-        for (const char *p = rec->nodes; *p; p++)
-                fputs(*p == ',' ? ", " : (char[]) { *p, 0 }, f);
-        fputc(']', f);
+        json_begin_array(w);
+        for (const char *p = rec->nodes; *p;) {
+                char *end;
+                uint64_t node = strtoull(p, &end, 10);
+
+                if (end != p) /* digits and commas only (metrics.c): a number, or an empty piece */
+                        json_u64(w, node);
+                p = *end ? end + 1 : end;
+        }
+        json_end_array(w);
 }
 
-static void print_reserve(const struct reserve_found *r, const struct metrics_reserve *rec, FILE *f) {
+static void print_reserve(const struct reserve_found *r, const struct metrics_reserve *rec, struct json_writer *w) {
         struct passwd *pw = getpwuid(r->uid);
         struct group *gr = getgrgid(r->gid);
+        char mode[8];
 
-        fputs("{\"name\": ", f);
-        json_string(f, r->name);
-        fprintf(f, ", \"page_size\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"nodes\": ", r->page_size, r->pages);
-        print_nodes(rec, f);
-        fputs(", \"path\": ", f);
-        json_string(f, r->path);
-        fprintf(f, ", \"uid\": %u, \"owner\": ", (unsigned) r->uid);
-        json_string(f, pw ? pw->pw_name : NULL);
-        fprintf(f, ", \"gid\": %u, \"group\": ", (unsigned) r->gid);
-        json_string(f, gr ? gr->gr_name : NULL);
-        fprintf(f, ", \"mode\": \"%04o\", \"use\": \"%s\"}", (unsigned) r->mode, reserve_use_to_string(r->use));
+        (void) snprintf(mode, sizeof(mode), "%04o", (unsigned) r->mode);
+        json_begin_object(w);
+        json_key(w, "name"), json_string(w, r->name);
+        json_key(w, "page_size"), json_u64(w, r->page_size);
+        json_key(w, "pages"), json_u64(w, r->pages);
+        json_key(w, "nodes"), print_nodes(rec, w);
+        json_key(w, "path"), json_string(w, r->path);
+        json_key(w, "uid"), json_u64(w, r->uid);
+        json_key(w, "owner"), json_string(w, pw ? pw->pw_name : NULL);
+        json_key(w, "gid"), json_u64(w, r->gid);
+        json_key(w, "group"), json_string(w, gr ? gr->gr_name : NULL);
+        json_key(w, "mode"), json_string(w, mode);
+        json_key(w, "use"), json_string(w, reserve_use_to_string(r->use));
+        json_end_object(w);
 }
 
-void status_print_json(const struct status_data *d, FILE *f) {
-        fputs("{\"kind\": \"status\", ", f);
-        print_pools(d, f);
-        print_journal(d, f);
-        print_last_fill(d, f);
-        fputs(", \"reservations\": [", f);
-        for (int i = 0; i < d->n_reserves; i++) {
-                fputs(i ? ", " : "", f);
-                print_reserve(&d->reserves[i], status_reserve_record(d, &d->reserves[i]), f);
-        }
-        fputs("]}\n", f);
+int status_print_json(const struct status_data *d, FILE *f) {
+        struct json_writer w;
+
+        json_writer_init(&w, f);
+        json_begin_object(&w);
+        json_key(&w, "kind"), json_string(&w, "status");
+        print_pools(d, &w);
+        print_journal(d, &w);
+        print_last_fill(d, &w);
+        json_key(&w, "reservations");
+        json_begin_array(&w);
+        for (int i = 0; i < d->n_reserves; i++)
+                print_reserve(&d->reserves[i], status_reserve_record(d, &d->reserves[i]), &w);
+        json_end_array(&w);
+        json_end_object(&w);
+        return json_writer_finish(&w);
 }

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Escaping at the edges: control characters in one-line text, strings in JSON. */
+/* Escaping at the edges: control characters in one-line text (JSON strings: test-json.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json.h"
 #include "util/sanitize.h"
 #include "test.h"
 
@@ -53,7 +52,7 @@ TEST(test_escape_c1) {
 }
 
 /* What reorders or breaks a line: U+202E (E2 80 AE) would show "evil\u202Efdp.exe" as
- * "evilexe.pdf"; U+2028/U+2029 are line breaks to some readers. Escaped, JSON as \uXXXX. */
+ * "evilexe.pdf"; U+2028/U+2029 are line breaks to some readers. Escaped (JSON: test-json.c). */
 TEST(test_escape_bidi) {
         static const char *const controls[] = { "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaa", "\xe2\x80\xae",
                                                 "\xe2\x81\xa6", "\xe2\x81\xa9" };
@@ -65,8 +64,6 @@ TEST(test_escape_bidi) {
         CHECK(strcmp(buf, "evil\\342\\200\\256fdp.exe\\342\\201\\246") == 0);
         /* their neighbours are not: U+2027, U+202F, U+2065, U+206A */
         CHECK(!has_controls("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa"));
-        json_escape(buf, sizeof(buf), "a\xe2\x80\xae" "b\xe2\x80\xa8");
-        CHECK(strcmp(buf, "a\\u202eb\\u2028") == 0);
 }
 
 /* The log's escaping: controls as escape_controls() has them, a backslash as it is, so that a
@@ -93,32 +90,11 @@ TEST(test_escape_fputs) {
         free(out);
 }
 
-TEST(test_json_escape) {
-        char buf[64];
-
-        json_escape(buf, sizeof(buf), "a \"b\" \\ c\n");
-        CHECK(strcmp(buf, "a \\\"b\\\" \\\\ c\\u000a") == 0);
-        json_escape(buf, 10, "0123456789abcdef");
-        CHECK(strlen(buf) < 10);
-        /* UTF-8 kept, anything else (a file name's bytes) as U+FFFD, DEL escaped */
-        json_escape(buf, sizeof(buf), "caf\xc3\xa9 \xff\xc3( \xed\xa0\x80 \xc0\xaf \x7f \xf0\x9f\x98\x80");
-        CHECK(strcmp(buf, "caf\xc3\xa9 \\ufffd\\ufffd( \\ufffd\\ufffd\\ufffd \\ufffd\\ufffd \\u007f \xf0\x9f\x98\x80") == 0);
-        /* cut before a character that does not fit whole */
-        json_escape(buf, 5, "ab\xc3\xa9");
-        CHECK(strcmp(buf, "ab\xc3\xa9") == 0);
-        json_escape(buf, 4, "ab\xc3\xa9");
-        CHECK(strcmp(buf, "ab") == 0);
-        /* C1: valid JSON raw, escaped all the same (a terminal reads `status --json` too) */
-        json_escape(buf, sizeof(buf), "a\xc2\x9b" "b");
-        CHECK(strcmp(buf, "a\\u009bb") == 0);
-}
-
 int main(void) {
         RUN(test_escape);
         RUN(test_escape_c1);
         RUN(test_escape_bidi);
         RUN(test_escape_controls_only);
         RUN(test_escape_fputs);
-        RUN(test_json_escape);
         return 0;
 }

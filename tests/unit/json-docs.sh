@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The JSON documents on a fake machine: `status --json`, `--dry-run --json`, `--once --json` and
+# `bench --json` each valid against doc/hpfilld-json.schema.json (those it describes), and each
+# command exits 1 naming the error where standard output cannot take the document (/dev/full),
+# not 0 with a document cut short.
+set -eu
+: "${HPFILLD:?}" "${SOURCE_ROOT:?}"
+. "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+need_fake_kernel
+command -v python3 >/dev/null || { echo "SKIP: no python3 for tests/json-validate.py"; exit 77; }
+[ -w /dev/full ] || { echo "SKIP: no /dev/full to write to"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/m
+fake_machine "$root" 2 8192
+fake_grant "$root" 1 2048 100
+
+# json DEF ARG...: hpfilld ARG... --root "$root"; its document valid as DEF (or only
+# JSON where DEF is -), and the same command into a full standard output fails
+json() {
+        def=$1
+        shift
+        rc=0
+        "$HPFILLD" "$@" --root "$root" >"$work/out" 2>"$work/err" || rc=$?
+        [ "$rc" = 0 ] || [ "$rc" = 3 ] || bad "hpfilld $*: exit $rc: $(cat "$work/err")"
+        if [ "$def" = - ]; then
+                python3 -m json.tool "$work/out" >/dev/null || bad "hpfilld $*: not JSON: $(cat "$work/out")"
+        else
+                python3 "$SOURCE_ROOT/tests/json-validate.py" "$SOURCE_ROOT/doc/hpfilld-json.schema.json" "$def" "$work/out" \
+                        >/dev/null || bad "hpfilld $*: not a valid $def document: $(cat "$work/out")"
+        fi
+        rc=0
+        "$HPFILLD" "$@" --root "$root" >/dev/full 2>"$work/err" || rc=$?
+        [ "$rc" = 1 ] || bad "hpfilld $* >/dev/full: exit $rc, expected 1"
+        grep -q "standard output: No space left on device$" "$work/err" ||
+                bad "hpfilld $* >/dev/full: the error not said: $(cat "$work/err")"
+        [ "$def" = - ] && def=JSON
+        echo "ok: $* (valid as $def; into /dev/full: exit 1)"
+}
+
+json plan --dry-run --json --pool 2M:1G --pool 1G:node0=1
+json report --once --json --pool 2M:1G
+json status status --json
+# the bench on a machine of its own (the pools above are full, node1 at what it grants)
+root=$work/b
+fake_machine "$root" 1 8192
+json - bench --json --runs 1 --size 8M
+passed
