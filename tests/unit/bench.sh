@@ -7,8 +7,7 @@ set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 need_fake_kernel
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work_dir
 bench() {
         want=$1
         shift

@@ -7,9 +7,8 @@
 # the counts in agreement the node's own is the limit, as before.
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+work_dir
 plan() {
         rc=0
         "$HPFILLD" --once --dry-run --root "$work/m" --pool "$1" >"$work/out" 2>"$work/err" || rc=$?

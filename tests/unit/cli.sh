@@ -6,10 +6,8 @@
 # temp dir (a fake machine of fake-tree.sh where a command needs one).
 set -eu
 : "${HPFILLD:?}" "${FEATURES:?}" "${VERSION:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/fake-tree.sh"
+work_dir
 
 "$HPFILLD" --version >"$work/out"
 [ "$(sed -n 1p "$work/out")" = "hpfilld $VERSION" ] || bad "--version line 1: '$(sed -n 1p "$work/out")'"
@@ -60,7 +58,7 @@ want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $wo
 # the daemon reads its configuration once at the start: main.c's check of it is what it runs on
 if command -v strace >/dev/null; then
         printf '[Fill]\n' >"$work/root/etc/hpfilld.conf"
-        timeout 10 strace -f -qq -e trace=openat -o "$work/trace" "$HPFILLD" --root "$work/root" >/dev/null 2>&1 || true
+        timeout 10 strace -f -qq -e trace=openat,openat2 -o "$work/trace" "$HPFILLD" --root "$work/root" >/dev/null 2>&1 || true
         n=$(grep -c 'etc/hpfilld.conf"' "$work/trace" || true)
         [ "$n" = 1 ] || bad "the daemon opened its configuration $n times at the start, not once"
         rm "$work/root/etc/hpfilld.conf"
@@ -78,7 +76,6 @@ echo "ok: nothing configured: $(cat "$work/err")"
 
 # the README's Monitoring section: its configuration is valid, and its command works
 if [ -n "${SOURCE_ROOT:-}" ]; then
-        . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
         fake_machine "$work/machine" 1 4096
         sed -n '/^## Monitoring/,/^## /p' "$SOURCE_ROOT/README.md" | sed -n '/^```ini$/,/^```$/p' | sed '1d;$d' >"$work/metrics.conf"
         grep -q '^MetricsFile=/' "$work/metrics.conf" || bad "no MetricsFile= example in the README's Monitoring section"
@@ -95,5 +92,4 @@ if [ -n "${SOURCE_ROOT:-}" ]; then
         fi
         echo "ok: the README's Monitoring example and command"
 fi
-[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
-echo PASS
+passed

@@ -6,9 +6,8 @@
 # written.
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+work_dir
 nr() { cat "$work/m/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"; }
 fill() {
         rc=0

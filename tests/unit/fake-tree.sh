@@ -16,6 +16,12 @@ passed() {
         echo PASS
 }
 
+# work_dir: $work, a directory of the test's own, removed when it exits
+work_dir() {
+        work=$(mktemp -d)
+        trap 'rm -rf "$work"' EXIT
+}
+
 # need_fake_kernel: skips the test (exit 77, saying why) where the fake kernel is not preloaded
 need_fake_kernel() {
         case ${LD_PRELOAD:-} in

@@ -8,10 +8,9 @@ set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 need_fake_kernel
+work_dir
 command -v python3 >/dev/null || { echo "SKIP: no python3 for tests/json-validate.py"; exit 77; }
 [ -w /dev/full ] || { echo "SKIP: no /dev/full to write to"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 root=$work/m
 fake_machine "$root" 2 8192
 fake_grant "$root" 1 2048 100

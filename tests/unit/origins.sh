@@ -7,8 +7,7 @@ set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 need_fake_kernel
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work_dir
 fake_machine "$work/m" 2 4096
 # dry CONFIG-TEXT MESSAGE: exit status 2, MESSAGE (after the file's name) in the error
 dry() {

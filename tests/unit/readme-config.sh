@@ -6,9 +6,8 @@
 # fake-tree.sh). Nothing of the host's is read: the same answer on any machine.
 set -eu
 readme=$1 hpfilld=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/fake-tree.sh"
+work_dir
 fake_machine "$work/root" 2 16384
 fake_mount "$work/root" /dev/hugepages 2M
 

@@ -17,9 +17,8 @@ set -eu
 unit=$1 hpfilld=$2
 src=${SOURCE_ROOT:?}
 doc=$src/doc/recipes
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/fake-tree.sh"
+work_dir
 
 fail() {
         echo "FAIL: $*"

@@ -7,9 +7,8 @@
 # reservation a fill would skip: root-reserve.)
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/fake-tree.sh"
+work_dir
 
 pool() { cat "$work/t/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"; }
 run() { # WANT ARGS...

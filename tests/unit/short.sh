@@ -6,13 +6,9 @@
 # kernel's twin, and skips where it finds every page).
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
-case ${LD_PRELOAD:-} in
-*fake-kernel*) ;;
-*) echo "SKIP: not run under the fake kernel (LD_PRELOAD of tests/fakekernel, as meson test does)"; exit 77 ;;
-esac
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+need_fake_kernel
+work_dir
 # run WANT_RC ARG...: hpfilld on the fake machine $work/m, its output in $work/out and $work/err
 run() {
         want=$1

@@ -5,9 +5,8 @@
 # the entry itself is changed (a status that recovered would put 3 back and remove the entry).
 set -eu
 : "${HPFILLD:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/fake-tree.sh"
+work_dir
 
 t=$work/t
 fake_machine "$t" 1 4096 2048
