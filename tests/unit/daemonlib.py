@@ -3,8 +3,11 @@
 daemon's sd_notify messages on a socket of the test's (waited on, with a time limit against
 hangs, never on the clock)."""
 import os
+import signal
 import socket
+import subprocess
 import sys
+import tempfile
 
 LIMIT = 30  # seconds: a hang fails the test instead of blocking the suite
 
@@ -67,6 +70,37 @@ class Notify:
 
     def close(self):
         self.sock.close()
+
+
+def setup(prefix, sizes_kb=(2048,)):
+    """A directory of the test's own: the tree (tree()) in its root/, a Notify socket in it.
+    Returns (work, root, notify)."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    root = work + "/root"
+    tree(root, sizes_kb)
+    return work, root, Notify(work + "/notify")
+
+
+def start(notify, argv, **env):
+    """The daemon @argv, its sd_notify messages to @notify (no WATCHDOG_PID of the caller's), with
+    @env added to its environment and standard output and error kept."""
+    e = dict(os.environ, NOTIFY_SOCKET=notify.path, **env)
+    e.pop("WATCHDOG_PID", None)
+    d = subprocess.Popen(argv, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    notify.daemon = d
+    return d
+
+
+def stop(d, notify):
+    """SIGTERM; the daemon says STOPPING=1 and exits 0 (else the test fails). Returns its standard
+    error."""
+    d.send_signal(signal.SIGTERM)
+    notify.until("STOPPING=1")
+    rc = d.wait(timeout=LIMIT)
+    err = d.stderr.read()
+    if rc != 0:
+        fail("exit status %d; stderr: %s" % (rc, err))
+    return err
 
 
 def finish(daemon, notify, work):

@@ -5,13 +5,10 @@ added more since its last line, not at every tick: a pool at its target (0 of 0)
 and a fill held still (a test hook's rendezvous after its first step) says its count once. The
 daemon on a fake tree; the ticks are counted by its STATUS= messages, one a tick."""
 import os
-import signal
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import LIMIT, Notify, fail, finish, tree  # noqa: E402
+from daemonlib import fail, finish, setup, start, stop  # noqa: E402
 
 
 def main():
@@ -20,22 +17,16 @@ def main():
     if not hpfilld:
         print("needs HPFILLD_HOOKED, the binary with the test hooks (HPFILLD_TEST_PAUSE_FIFO): skipped")
         sys.exit(77)
-    work = tempfile.mkdtemp(prefix="hpfilld-verbose-")
-    root = work + "/root"
-    tree(root, (2048, 1048576))
+    work, root, notify = setup("hpfilld-verbose-", (2048, 1048576))
     with open(root + "/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages", "w") as f:
         f.write("1\n")  # the 1G pool at its target: nothing to add
     fifo = work + "/pause"
     os.mkfifo(fifo)
-    notify = Notify(work + "/notify")
     d = None
     try:
-        env = dict(os.environ, NOTIFY_SOCKET=work + "/notify", HPFILLD_TEST_STEP_PAGES="10",
-                   HPFILLD_TEST_PAUSE_FIFO=fifo, HPFILLD_TEST_PAUSE_AFTER_STEPS="1")
-        d = subprocess.Popen([hpfilld, "-v", "--root", root, "--mode", "sysfs", "--pool", "2M:node0=20",
-                              "--pool", "1G:node0=1"],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        notify.daemon = d
+        d = start(notify, [hpfilld, "-v", "--root", root, "--mode", "sysfs", "--pool", "2M:node0=20",
+                           "--pool", "1G:node0=1"],
+                  HPFILLD_TEST_STEP_PAGES="10", HPFILLD_TEST_PAUSE_FIFO=fifo, HPFILLD_TEST_PAUSE_AFTER_STEPS="1")
         with open(fifo) as f:
             if f.read().strip() != "paused":
                 fail("no rendezvous")
@@ -45,12 +36,7 @@ def main():
         with open(fifo, "w") as f:
             f.write("go\n")
         notify.until("READY=1")
-        d.send_signal(signal.SIGTERM)
-        notify.until("STOPPING=1")
-        rc = d.wait(timeout=LIMIT)
-        err = d.stderr.read()
-        if rc != 0:
-            fail("exit status %d; stderr: %s" % (rc, err))
+        err = stop(d, notify)
         lines = [l for l in err.split("\n") if "pages added so far" in l]
         if any("1G pool" in l for l in lines):
             fail("-v: lines for the 1G pool, which has nothing to add: %r" % lines)
