@@ -64,6 +64,14 @@ static void teardown(struct setup *s) {
         fake_root_free(&s->r);
 }
 
+/* A fill of @spec on a machine of @n_nodes nodes under the simulated kernel @sim, run, in @f */
+static void sim_fill(struct setup *s, struct sim *sim, unsigned n_nodes, const char *spec, struct sysfs_fill *f) {
+        setup(s, n_nodes, spec, false);
+        sim_kernel = sim;
+        CHECK_EQ(sysfs_fill_init(f, &s->shared, &s->p.pools[0]), 0);
+        sysfs_fill_run(f);
+}
+
 /* The fake kernel itself: a write to an attribute where the kernel has it takes the whole value;
  * a file of the same name elsewhere, below a "sys/" that is not the tree's, is a plain file. */
 static void write_at(struct fake_root *r, const char *path, const char *text) {
@@ -287,10 +295,7 @@ TEST(test_first_write_takes_a_short_rest) {
                 struct setup s;
                 struct sysfs_fill f;
 
-                setup(&s, 1, t[i].spec, false);
-                sim_kernel = &sim;
-                CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
-                sysfs_fill_run(&f);
+                sim_fill(&s, &sim, 1, t[i].spec, &f);
                 CHECK_EQ(f.error, 0);
                 CHECK_EQ(sim.nr[0], s.p.pools[0].nodes[0].target);
                 CHECK_EQ(sim.writes, t[i].writes);
@@ -304,10 +309,7 @@ TEST(test_retry_after_compaction) {
         struct setup s;
         struct sysfs_fill f;
 
-        setup(&s, 2, "2M:100", false); /* 50 per node */
-        sim_kernel = &sim;
-        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
-        sysfs_fill_run(&f);
+        sim_fill(&s, &sim, 2, "2M:100", &f); /* 50 per node */
         /* node0: 20, then +5 for each of 3 compactions = 35; the 4th round gains nothing */
         CHECK_EQ(sim.nr[0], 35);
         CHECK_EQ(sim.nr[1], 50);
@@ -364,10 +366,7 @@ TEST(test_retry_until_met) {
         struct setup s;
         struct sysfs_fill f;
 
-        setup(&s, 2, "2M:100", false);
-        sim_kernel = &sim;
-        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
-        sysfs_fill_run(&f);
+        sim_fill(&s, &sim, 2, "2M:100", &f);
         CHECK_EQ(sim.nr[0], 50);
         CHECK_EQ(sim.nr[1], 50);
         CHECK_EQ(f.rounds, 2);
@@ -381,10 +380,7 @@ TEST(test_rounds_are_bounded) {
         struct setup s;
         struct sysfs_fill f;
 
-        setup(&s, 2, "2M:100", false);
-        sim_kernel = &sim;
-        CHECK_EQ(sysfs_fill_init(&f, &s.shared, &s.p.pools[0]), 0);
-        sysfs_fill_run(&f);
+        sim_fill(&s, &sim, 2, "2M:100", &f);
         CHECK_EQ(f.rounds, SYSFS_MAX_ROUNDS);
         CHECK_EQ(sim.nr[0], SYSFS_MAX_ROUNDS);
         sysfs_fill_done(&f);

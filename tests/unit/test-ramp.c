@@ -16,6 +16,12 @@ static uint64_t fake_clock(void) {
         return fake_now;
 }
 
+/* @r of @max workers (ramping up where @ramp, else all at once) on the tests' clock, at 0 */
+static void ramp_start(struct ramp *r, unsigned max, bool ramp) {
+        fake_now = 0;
+        ramp_init(r, max, ramp, fake_clock);
+}
+
 TEST(test_decide) {
         CHECK_EQ(ramp_decide(0, 50, 1, 4), RAMP_UP);       /* first window */
         CHECK_EQ(ramp_decide(100, 111, 2, 4), RAMP_UP);    /* +11% */
@@ -45,8 +51,7 @@ TEST(test_knee) {
         struct ramp r;
         _Atomic uint64_t pages = 0;
 
-        fake_now = 0;
-        ramp_init(&r, 8, true, fake_clock);
+        ramp_start(&r, 8, true);
         CHECK_EQ(ramp_active(&r), 1);
         window(&r, &pages, 20, 100); /* 1 worker: 100/ms */
         CHECK_EQ(ramp_active(&r), 2);
@@ -66,8 +71,7 @@ TEST(test_short_windows_wait) {
         struct ramp r;
         _Atomic uint64_t pages = 0;
 
-        fake_now = 0;
-        ramp_init(&r, 4, true, fake_clock);
+        ramp_start(&r, 4, true);
         chunk(&r, &pages, 10, 5 * MS); /* 5 ms: too short to judge */
         CHECK_EQ(ramp_active(&r), 1);
         chunk(&r, &pages, 20, 11 * MS);
@@ -105,9 +109,8 @@ static uint64_t clock_with_others(void) {
 TEST(test_late_call) {
         struct ramp r;
 
-        fake_now = 0;
         late_ramp = &r;
-        ramp_init(&r, 4, true, fake_clock);
+        ramp_start(&r, 4, true);
         r.clock = clock_with_others;
         atomic_store(&late_pages, 100);
         fake_now = 20 * MS;
@@ -123,8 +126,7 @@ TEST(test_fixed) {
         struct ramp r;
         _Atomic uint64_t pages = 0;
 
-        fake_now = 0;
-        ramp_init(&r, 3, false, fake_clock);
+        ramp_start(&r, 3, false);
         CHECK_EQ(ramp_active(&r), 3);
         CHECK(ramp_admit(&r, 2));
         chunk(&r, &pages, 1000, 100 * MS);
@@ -152,8 +154,7 @@ TEST(test_admission_threads) {
 
         _Atomic uint64_t pages = 0;
 
-        fake_now = 0;
-        ramp_init(&r, 4, true, fake_clock);
+        ramp_start(&r, 4, true);
         for (unsigned i = 0; i < 3; i++) {
                 g[i] = (struct gated) { &r, i + 1, -1 };
                 CHECK_EQ(pthread_create(&th[i], NULL, gate, &g[i]), 0);
