@@ -3,6 +3,7 @@
 daemon's sd_notify messages on a socket of the test's (waited on, with a time limit against
 hangs, never on the clock)."""
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -105,8 +106,18 @@ def stop(d, notify):
 
 def finish(daemon, notify, work):
     """After a test, pass or fail: no daemon left running, the socket and the tree gone."""
-    import shutil
     if daemon and daemon.poll() is None:
         daemon.kill()
     notify.close()
     shutil.rmtree(work)
+
+
+def run(test, hpfilld, prefix, sizes_kb=(2048,)):
+    """@test(hpfilld, work, root, notify) in a setup() of its own, finish()ed after whatever it
+    did (the daemon it start()ed killed if still running); PASS where it returns."""
+    work, root, notify = setup(prefix, sizes_kb)
+    try:
+        test(hpfilld, work, root, notify)
+    finally:
+        finish(notify.daemon, notify, work)
+    print("PASS")

@@ -9,39 +9,31 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import LIMIT, fail, finish, setup, start, stop  # noqa: E402
+from daemonlib import LIMIT, fail, run, start, stop  # noqa: E402
 
 
-def main():
-    hpfilld = os.environ["HPFILLD"]
-    work, root, notify = setup("hpfilld-watchdog-")
+def test(hpfilld, work, root, notify):
     until, messages = notify.until, notify.messages
-    d = None
-
     # the lock file as hpfilld makes it (mode 0600: it refuses one of another mode)
     lock = os.fdopen(os.open(root + "/run/hpfilld/host.lock", os.O_RDWR | os.O_CREAT, 0o600), "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
-    try:
-        d = start(notify, [hpfilld, "--root", root, "--lock-timeout", str(LIMIT), "--pool", "2M:node0=4"],
-                  WATCHDOG_USEC="200000")
-        # while the lock is held here the fill cannot start: each WATCHDOG=1 is of the wait
-        until("WATCHDOG=1")
-        until("WATCHDOG=1")
-        if any("READY=1" in m.split("\n") for m in messages):
-            fail("READY=1 while the host lock was held elsewhere: %r" % messages)
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
-        until("READY=1")
-        with open(root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages") as f:
-            if f.read().strip() != "4":
-                fail("READY=1 without the pool filled after the wait")
-        err = stop(d, notify)
-        if "Another fill is running" not in err:
-            fail("the daemon did not say it waited: %s" % err)
-    finally:
-        finish(d, notify, work)
-    print("PASS")
+    d = start(notify, [hpfilld, "--root", root, "--lock-timeout", str(LIMIT), "--pool", "2M:node0=4"],
+              WATCHDOG_USEC="200000")
+    # while the lock is held here the fill cannot start: each WATCHDOG=1 is of the wait
+    until("WATCHDOG=1")
+    until("WATCHDOG=1")
+    if any("READY=1" in m.split("\n") for m in messages):
+        fail("READY=1 while the host lock was held elsewhere: %r" % messages)
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    lock.close()
+    until("READY=1")
+    with open(root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages") as f:
+        if f.read().strip() != "4":
+            fail("READY=1 without the pool filled after the wait")
+    err = stop(d, notify)
+    if "Another fill is running" not in err:
+        fail("the daemon did not say it waited: %s" % err)
 
 
 if __name__ == "__main__":
-    main()
+    run(test, os.environ["HPFILLD"], "hpfilld-watchdog-")
