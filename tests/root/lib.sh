@@ -145,6 +145,13 @@ pool2m_nr() {
         cat "$HP/hugepages-2048kB/nr_hugepages"
 }
 
+# pool2m_clean OVERCOMMIT: no 2 MiB surplus page left, nr_overcommit_hugepages at OVERCOMMIT
+pool2m_clean() {
+        local g=$HP/hugepages-2048kB
+        [ "$(cat "$g/surplus_hugepages")" = 0 ] || fail "surplus pages left: $(cat "$g/surplus_hugepages")"
+        [ "$(cat "$g/nr_overcommit_hugepages")" = "$1" ] || fail "overcommit $(cat "$g/nr_overcommit_hugepages"), expected $1"
+}
+
 node_nr() { # node size_kb
         cat "$NODES/node$1/hugepages/hugepages-$2kB/nr_hugepages"
 }

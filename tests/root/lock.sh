@@ -11,10 +11,6 @@ first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 FIFO="$WORK/pause"
 mkfifo "$FIFO" "$WORK/err2"
-clean() { # overcommit
-        [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
-        [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
-}
 first_paused() { # hpfilld args...: the first fill, paused after its 2nd chunk, holding the lock
         HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD_HOOKED" "$@" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
@@ -45,7 +41,7 @@ expect_in "$WORK/out1" "^2M pool: 60/60 pages"
 expect_in "$WORK/out2" "^2M pool: 100/100 pages"
 expect_in "$WORK/out2" "node$first: 60 -> 100 \(target 100\)"
 [ "$(node_nr "$first" 2048)" = 100 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 100"
-clean 3
+pool2m_clean 3
 
 # the second gives up after --lock-timeout, having changed nothing; --dry-run does not wait
 pool2m_set 0
@@ -57,7 +53,7 @@ expect_in "$WORK/err" "Gave up after 1 s: the fill of pid $PID1 \(hpfilld --once
 expect_rc 0 "$HPFILLD" --once --lock-timeout 0 --dry-run --pool "2M:node$first=100"
 expect_rc 0 "$HPFILLD" status
 resume_first
-clean 3
+pool2m_clean 3
 
 # two fault fills started together, 4 times: both succeed, the overcommit ends as found
 for trial in 1 2 3 4; do
@@ -71,7 +67,7 @@ for trial in 1 2 3 4; do
         wait $b || rcb=$?
         [ "$rca$rcb" = 00 ] || { cat "$WORK/a" "$WORK/b"; fail "trial $trial: exit statuses $rca and $rcb"; }
         [ "$(node_nr "$first" 2048)" = 100 ] || fail "trial $trial: node$first holds $(node_nr "$first" 2048) pages"
-        clean 3
+        pool2m_clean 3
 done
 [ "$(stat -c %a /run/hpfilld)" = 755 ] || fail "/run/hpfilld has mode $(stat -c %a /run/hpfilld)"
 echo 0 >$G/nr_overcommit_hugepages

@@ -10,10 +10,6 @@ need_test_hooks
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
-clean() { # overcommit
-        [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
-        [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
-}
 echo 0 >$G/nr_overcommit_hugepages
 
 # SIGINT after each step k of a sysfs fill in steps of 10 pages: exactly 10k pages, exit 1
@@ -23,7 +19,7 @@ for k in 1 2 3 4 5; do
                 expect_rc 1 "$HPFILLD_HOOKED" --once --mode sysfs --pool "2M:node$first=60"
         [ "$(node_nr "$first" 2048)" = $((10 * k)) ] || fail "sysfs, stopped after step $k: $(node_nr "$first" 2048) pages"
         expect_in "$WORK/out" "^2M pool: $((10 * k))/60 pages .*, interrupted$"
-        clean 0
+        pool2m_clean 0
 done
 
 # the same for the fault method with one worker (chunks of 60/8 = 7 pages)
@@ -33,7 +29,7 @@ for k in 1 2 3 4; do
                 expect_rc 1 "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=60"
         [ "$(node_nr "$first" 2048)" = $((7 * k)) ] || fail "fault, stopped after chunk $k: $(node_nr "$first" 2048) pages"
         expect_in "$WORK/out" "^2M pool: $((7 * k))/60 pages .*, interrupted$"
-        clean 0
+        pool2m_clean 0
 done
 
 # pause mid-fill at a rendezvous, do something to the host, let it go on
@@ -60,7 +56,7 @@ paused_run 2 --once --mode fault -t 1 --pool "2M:node$first=60"
 echo 500 >$G/nr_overcommit_hugepages
 resume 0
 [ "$(node_nr "$first" 2048)" = 60 ] || fail "fault with an admin's overcommit: $(node_nr "$first" 2048) pages"
-clean 500
+pool2m_clean 500
 echo 0 >$G/nr_overcommit_hugepages
 
 # an admin grows the pool during a sysfs fill: hpfilld does not shrink it back to its step
@@ -80,6 +76,6 @@ for mode in sysfs fault; do
         in_use=$(($(cat $G/nr_hugepages) - $(cat $G/free_hugepages)))
         [ "$in_use" = 5 ] || fail "$mode: $in_use pages in use, the workload's 5 expected"
         hold_release
-        clean 0
+        pool2m_clean 0
 done
 echo PASS

@@ -12,10 +12,6 @@ first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 FIFO="$WORK/pause"
 mkfifo "$FIFO"
-clean() { # overcommit
-        [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
-        [ "$(cat $G/nr_overcommit_hugepages)" = "$1" ] || fail "overcommit $(cat $G/nr_overcommit_hugepages), expected $1"
-}
 echo 3 >$G/nr_overcommit_hugepages
 
 # a fault fill of 60 pages by one worker (chunks of 7, on the main thread, which reads the
@@ -34,7 +30,7 @@ for sig in HUP QUIT USR1 USR2 ALRM VTALRM PROF XCPU XFSZ IO PWR RTMIN RTMAX TERM
         expect_in "$WORK/err" "Interrupted by signal [0-9]+ \(.*\); pages already added stay in the pools"
         expect_in "$WORK/out" "^2M pool: 14/60 pages .*, interrupted$"
         [ "$(node_nr "$first" 2048)" = 14 ] || fail "SIG$sig: node$first holds $(node_nr "$first" 2048) pages, expected 14"
-        clean 3
+        pool2m_clean 3
 done
 
 # SIGPIPE: stdout is a FIFO whose reader goes away while the fill is paused; the fill
@@ -53,7 +49,7 @@ wait $pid || rc=$?
 [ "$rc" = 1 ] || { cat "$WORK/err"; fail "closed stdout: exit $rc, expected 1"; }
 expect_in "$WORK/err" "Cannot write the report to standard output: Broken pipe"
 [ "$(node_nr "$first" 2048)" = 60 ] || fail "closed stdout: node$first holds $(node_nr "$first" 2048) pages, expected 60"
-clean 3
+pool2m_clean 3
 
 # the same as a user would: the reader exits after one byte; whether or not the report's
 # write comes after that, the fill is whole and the overcommit as found
@@ -61,6 +57,6 @@ pool2m_set 0
 set +o pipefail
 "$HPFILLD" --once --mode fault -v --pool "2M:node$first=60" 2>&1 | head -c1 >/dev/null
 [ "$(node_nr "$first" 2048)" = 60 ] || fail "| head -c1: node$first holds $(node_nr "$first" 2048) pages, expected 60"
-clean 3
+pool2m_clean 3
 echo 0 >$G/nr_overcommit_hugepages
 echo PASS
