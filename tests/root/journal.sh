@@ -13,8 +13,7 @@ first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 OC=$G/nr_overcommit_hugepages
 ENTRY=/run/hpfilld/changed.hugepages-2048kB.nr_overcommit_hugepages
-FIFO="$WORK/pause"
-mkfifo "$FIFO"
+pause_fifo
 EXTRA_CLEANUP='rm -f $ENTRY'
 
 paused_fill() { # a fault fill of 60 pages, paused after its 2nd chunk: the overcommit raised

@@ -73,6 +73,12 @@ restore_pools() {
         done
 }
 
+# pause_fifo: $FIFO, a new FIFO for HPFILLD_TEST_PAUSE_FIFO= (the rendezvous of the test hooks)
+pause_fifo() {
+        FIFO=$WORK/pause
+        mkfifo "$FIFO"
+}
+
 # wait_paused FIFO [WHAT]: until the fill (hpfilld-hooked) says "paused" on FIFO, at most 30 s: a
 # binary that never opens it (one without the hooks) fails the test instead of hanging it.
 wait_paused() {

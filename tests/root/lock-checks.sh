@@ -12,9 +12,9 @@
 need_test_hooks
 
 G=$HP/hugepages-2048kB
-FIFO="$WORK/pause"
+pause_fifo
 MNT="$WORK/huge"
-mkfifo "$FIFO" "$WORK/err2"
+mkfifo "$WORK/err2"
 mkdir -p "$MNT"
 mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
 # the workload first: a mount with a file mapped cannot be unmounted

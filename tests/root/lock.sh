@@ -9,8 +9,8 @@ need_test_hooks
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
-FIFO="$WORK/pause"
-mkfifo "$FIFO" "$WORK/err2"
+pause_fifo
+mkfifo "$WORK/err2"
 first_paused() { # hpfilld args...: the first fill, paused after its 2nd chunk, holding the lock
         HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 "$HPFILLD_HOOKED" "$@" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!

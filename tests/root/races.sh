@@ -33,8 +33,7 @@ for k in 1 2 3 4; do
 done
 
 # pause mid-fill at a rendezvous, do something to the host, let it go on
-FIFO="$WORK/pause"
-mkfifo "$FIFO"
+pause_fifo
 paused_run() { # after-steps, hpfilld args...
         local after=$1
         shift

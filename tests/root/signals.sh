@@ -10,8 +10,7 @@ need_test_hooks
 nodes=$(mem_nodes)
 first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
-FIFO="$WORK/pause"
-mkfifo "$FIFO"
+pause_fifo
 echo 3 >$G/nr_overcommit_hugepages
 
 # a fault fill of 60 pages by one worker (chunks of 7, on the main thread, which reads the
