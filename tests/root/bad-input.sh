@@ -94,7 +94,6 @@ READY=1.conf"
 # The rows below run hpfilld in a mount namespace of its own, where nothing else is seen: the
 # mounts and the /proc/cmdline put there go with it.
 command -v unshare >/dev/null || { echo "SKIP: no unshare for the namespace rows"; exit 77; }
-first=$(mem_nodes | cut -d' ' -f1)
 export WORK
 
 # in_ns WANT WORDS SETUP AFTER HPFILLD-ARGS...: in a new mount namespace with no hugetlbfs mount,

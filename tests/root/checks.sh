@@ -5,8 +5,6 @@
 # may not write the pools.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 [ -d "$HP/hugepages-1048576kB" ] || { echo "SKIP: this kernel offers no 1 GiB pages"; exit 77; }
 pool2m_set 4
 before=$(snapshot)

@@ -4,8 +4,6 @@
 # (a tree whose sys and proc are the host's, bind-mounted).
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
 
 printf '[Fill]\nMinPercent=100\n\n[Pool]\nPageSize=2M\nAmount=node%s=40M\n' "$first" >"$WORK/a.conf"

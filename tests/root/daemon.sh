@@ -4,8 +4,6 @@
 # `hpfilld status` as root and as nobody.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
 # a private hugetlbfs mount for the reservation scenario, if mounting works here
 MNT="$WORK/huge"

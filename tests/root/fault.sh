@@ -6,8 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 need_test_hooks
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 n_nodes=$(echo $nodes | wc -w)
 G=$HP/hugepages-2048kB
 
@@ -86,7 +84,6 @@ wait $hpid || rc=$?
 expect_in "$WORK/out" "^2M pool: 96/96 pages on 1 node in [0-9]+ ms \(fault, no page faulted\), 64 of them by sysfs$"
 [ "$(node_nr "$first" 2048)" = 96 ] || fail "node$first holds $(node_nr "$first" 2048), expected 96"
 clean_after 0
-
 
 # the plan says fault, and why
 expect_rc 0 "$HPFILLD" --once --mode fault --dry-run --pool 2M:20

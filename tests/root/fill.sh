@@ -4,7 +4,6 @@
 # --drop-caches where it is not needed.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
 n_nodes=$(echo $nodes | wc -w)
 pool2m_set 0
 
@@ -12,7 +11,6 @@ pool2m_set 0
 expect_rc 0 "$HPFILLD" --once --pool 2M:200M
 expect_in "$WORK/out" "^2M pool: 100/100 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
 [ "$(pool2m_nr)" = 100 ] || fail "nr_hugepages is $(pool2m_nr), expected 100"
-first=$(echo $nodes | cut -d' ' -f1)
 expect_in "$WORK/out" "^  node$first: 0 -> [0-9]+ \(target [0-9]+\)$"
 
 # again: nothing to do, still a report, still 0

@@ -4,8 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$HP/hugepages-1048576kB" ] || { echo "SKIP: this kernel offers no 1 GiB pages"; exit 77; }
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 echo 0 >"$HP/hugepages-1048576kB/nr_hugepages"
 
 # 1 GiB pages at runtime may come back short (alloc_contig); hpfilld retries after compaction.

@@ -4,8 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 need_test_hooks
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
 
 # Steps of 10 pages; after the 3rd write hpfilld sends itself a real SIGINT and waits for

@@ -8,8 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 need_test_hooks
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 OC=$G/nr_overcommit_hugepages
 ENTRY=/run/hpfilld/changed.hugepages-2048kB.nr_overcommit_hugepages

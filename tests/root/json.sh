@@ -6,8 +6,6 @@
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 SCHEMA="$SOURCE_ROOT/doc/hpfilld-json.schema.json"
 validate() { python3 "$SOURCE_ROOT/tests/json-validate.py" "$SCHEMA" "$@"; }
 MNT="$WORK/huge"

@@ -237,3 +237,7 @@ reserve_release() {
         wait "$pid" 2>/dev/null || true
         rm -f "$RESERVE_FILE"
 }
+
+# the NUMA nodes with memory ("0 1 "), and the first of them
+nodes=$(mem_nodes)
+first=${nodes%% *}

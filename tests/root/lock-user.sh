@@ -9,8 +9,6 @@
 
 id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
 command -v flock >/dev/null || { echo "SKIP: no flock(1)"; exit 77; }
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 L=/run/hpfilld/host.lock
 OLD=/run/hpfilld/lock
 FIFO=$WORK/held

@@ -6,8 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 need_test_hooks
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 pause_fifo
 mkfifo "$WORK/err2"

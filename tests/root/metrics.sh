@@ -13,8 +13,6 @@ exporter=$(command -v prometheus-node-exporter || command -v node_exporter || tr
 [ -n "$exporter" ] || { echo "SKIP: no prometheus-node-exporter"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
 
 root=$WORK/root

@@ -13,8 +13,6 @@ if ! command -v tmux >/dev/null; then
         case ${CI:-} in "" | false | 0) echo "SKIP: no tmux (package tmux)"; exit 77 ;; esac
         fail "no tmux (package tmux; tools/setup.sh --test installs it)"
 fi
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
 
 FIFO=$WORK/fifo

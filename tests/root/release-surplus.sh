@@ -7,8 +7,6 @@
 # counted nr_hugepages (10), the 10 pages would have stayed in the pool after the workload.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 persistent() { echo $(($(cat $G/nr_hugepages) - $(cat $G/surplus_hugepages))); }
 expect_pool() { # persistent surplus what

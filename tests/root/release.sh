@@ -8,8 +8,6 @@
 # proc bind-mounted) so that the ledger is the test's own.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 N=$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages
 pool2m_set 0
 

@@ -6,7 +6,6 @@
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
-first=$(mem_nodes | cut -d' ' -f1)
 MNT="$WORK/huge"
 mkdir -p "$MNT"
 # nobody must reach the mount: the work dir is traversable, not listable

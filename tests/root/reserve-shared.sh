@@ -6,7 +6,6 @@
 # --release; the user's files stay as they were. The happy path, under umask 077, still gives a 0755 hpfilld/.
 . "$(dirname "$0")/lib.sh"
 
-first=$(mem_nodes | cut -d' ' -f1)
 MNT="$WORK/huge"
 # nobody must reach the mount: the work dir is traversable, not listable
 chmod 0711 "$WORK"

@@ -9,8 +9,6 @@ OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv (util-linux)"; exit 77; }
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 MNT=$WORK/huge
 mkdir -p "$MNT"
 chmod 0755 "$WORK"

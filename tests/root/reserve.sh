@@ -5,8 +5,6 @@
 # libhugetlbfs's HUGETLB_* variables change nothing.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 MNT="$WORK/huge"
 mkdir -p "$MNT"

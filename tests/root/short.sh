@@ -5,8 +5,6 @@
 # rounds in the report, the warning, the boot advice, and the record `hpfilld status` shows.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G1=$HP/hugepages-1048576kB
 [ -d "$G1" ] || { echo "SKIP: this kernel offers no 1 GiB pages"; exit 77; }
 echo 0 >"$G1/nr_hugepages"

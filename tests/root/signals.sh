@@ -7,8 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 need_test_hooks
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 pause_fifo
 echo 3 >$G/nr_overcommit_hugepages

@@ -7,8 +7,6 @@
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 MNT="$WORK/huge"
 mkdir -p "$MNT"
 mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }

@@ -12,7 +12,6 @@ need_test_hooks
 HVO=/proc/sys/vm/hugetlb_optimize_vmemmap
 hvo_found=$(cat "$HVO" 2>/dev/null || echo none)
 [ "$hvo_found" = none ] || EXTRA_CLEANUP='echo "$hvo_found" >"$HVO"'
-first=$(mem_nodes | cut -d' ' -f1)
 
 # writes MODE PAGES: fills node $first from 0 to PAGES; sets $counts to the numbers written to
 # the 2 MiB pool's nr_hugepages, in order

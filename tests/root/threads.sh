@@ -4,8 +4,6 @@
 # changes nothing; the daemon fails too instead of stopping with 0 and no READY=1.
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 
 # a pids cgroup of our own: cgroup v2 where it has the pids controller, else v1's hierarchy

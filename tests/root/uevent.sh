@@ -4,8 +4,6 @@
 # (tests/root/uevent.py does the talking).
 . "$(dirname "$0")/lib.sh"
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 pool2m_set 0
 rc=0
 python3 "$(dirname "$0")/uevent.py" "$HPFILLD" "$first" || rc=$?
