@@ -390,8 +390,11 @@ static int apply_cli(const struct config *cli, struct config *c) {
         int r;
 
         config_merge_settings(c, cli);
-        if (cli->n_pools > 0)
+        /* a one-off's pools are the whole of its pools: the files' claims are not added */
+        if (cli->n_pools > 0) {
                 config_drop_pools(c);
+                config_drop_claims(c);
+        }
         for (size_t i = 0; i < cli->n_pools; i++) {
                 struct pool_spec spec = cli->pools[i];
 
@@ -572,7 +575,7 @@ static int run(const struct options *o, struct stop *stop) {
                 ret = EXIT_USAGE;
                 goto out;
         }
-        if (config.n_pools == 0 && config.n_reserves == 0 && (o->once || o->dry_run || o->check_config)) {
+        if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0 && (o->once || o->dry_run || o->check_config)) {
                 log_info("No pools configured in %s, nothing to do", config_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
                 if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) {}) < 0)
@@ -594,7 +597,7 @@ static int run(const struct options *o, struct stop *stop) {
                 goto out;
         }
         if (!o->once && !o->dry_run && !o->check_config) {
-                if (config.n_pools == 0 && config.n_reserves == 0)
+                if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
                 ret = daemon_run(rootfd, root_is_host(rootfd), &config, load_config, (void *) o, o->lock_timeout_s);

@@ -30,6 +30,13 @@ struct config {
         size_t n_pools;
         struct reserve_spec *reserves;
         size_t n_reserves;
+        struct claim_spec *claims; /* [Claim]: added to the pools' targets */
+        size_t n_claims;
+        /* Not read from files: the claims given back since the configuration the pools were last
+         * planned on (claims_gone()). A pool shrinks by at most these, free pages only, never
+         * below its target. */
+        struct claim_spec *gone;
+        size_t n_gone;
         unsigned n_sections; /* section headers of the files applied, repeats and all */
 };
 
@@ -78,4 +85,12 @@ void config_drop_pools(struct config *c);
 /* Adds a reservation, replacing one of the same name. */
 int config_put_reserve(struct config *c, const struct reserve_spec *spec);
 void config_drop_reserves(struct config *c);
+/* Adds a claim; one of the same name and page size is -EEXIST. Takes the amount's memory. */
+int config_put_claim(struct config *c, struct claim_spec *spec);
+void config_drop_claims(struct config *c);
+/* Drops the claims named @name; returns how many there were. */
+size_t config_drop_claim(struct config *c, const char *name);
+/* Pure: into @new's gone, each claim of @old that @new has no longer or has with another amount
+ * (the old amount: what it may give back; the new one is in @new's claims). */
+int claims_gone(const struct config *old, struct config *new);
 void config_done(struct config *c);

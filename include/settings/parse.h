@@ -54,6 +54,17 @@ struct reserve_spec {
 
 #define RESERVE_DEFAULT_MODE 0600
 
+/* A claim: pages a consumer needs of one pool, added to the pool's target ([Claim], `hpfilld
+ * claim`). One name lives in one file; its sections there differ by page size. */
+struct claim_spec {
+        char name[64];
+        uint64_t page_size;
+        struct amount amount; /* as --pool's AMOUNT; never zero */
+        char origin[160];     /* the Amount= line, "file:line" */
+        char page_size_origin[160];
+        char file[160];       /* the file it was read from, as messages show it */
+};
+
 int parse_amount(const char *s, struct amount *ret, struct error *e);
 /* "SIZE:AMOUNT" */
 int parse_pool_spec(const char *s, struct pool_spec *ret, struct error *e);
@@ -68,6 +79,11 @@ const struct reserve_spec *reserve_spec_find(const struct reserve_spec *reserves
 int check_reserve_name(const char *s, struct error *e);
 /* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
+
+const struct claim_spec *claim_spec_find(const struct claim_spec *claims, size_t n, const char *name,
+                                         uint64_t page_size);
+/* A claim's amount takes pages: none of it zero ("0", "0%", "node1=0"). */
+bool amount_has_zero(const struct amount *a);
 
 void amount_done(struct amount *a);
 int amount_copy(struct amount *dst, const struct amount *src);

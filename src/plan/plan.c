@@ -170,25 +170,67 @@ static int plan_method(const struct topology *t, const struct config *c, const s
         return 0;
 }
 
-/* A target of zero somewhere in the amount: "0", "0G", "0%", "node0=0". */
-static bool amount_has_zero(const struct amount *a) {
-        if (a->kind != AMOUNT_PER_NODE)
-                return a->value == 0;
-        for (size_t i = 0; i < a->n_nodes; i++)
-                if (a->nodes[i].value == 0)
-                        return true;
-        return false;
+/* A claim as the pool spec its amount is planned with (the amount shared, not copied). */
+static struct pool_spec claim_as_pool(const struct claim_spec *cl) {
+        struct pool_spec spec = { .page_size = cl->page_size, .amount = cl->amount };
+
+        memcpy(spec.origin, cl->origin, sizeof(spec.origin));
+        memcpy(spec.page_size_origin, cl->page_size_origin, sizeof(spec.page_size_origin));
+        return spec;
 }
 
+/* Adds @s's target of each node (by index into t->nodes) into @totals, marking the nodes it
+ * names in @named. */
+static int add_targets(const struct topology *t, const struct pool_spec *s, uint64_t *totals, bool *named,
+                       struct error *e) {
+        struct plan_pool one = {};
+        int r;
+
+        one.nodes = calloc(t->n_nodes + 1, sizeof(*one.nodes));
+        if (!one.nodes)
+                return -ENOMEM;
+        r = plan_targets(t, s, &one, e);
+        for (size_t i = 0; r >= 0 && i < one.n_nodes; i++) {
+                totals[one.nodes[i].node_idx] += one.nodes[i].target;
+                named[one.nodes[i].node_idx] = true;
+        }
+        free(one.nodes);
+        return r;
+}
+
+/* The pool of @page_size: its [Pool] @s (NULL: none, a target of 0) plus the claims on it, per
+ * node; the nodes it has are those @s or a claim names. */
 static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
-                     const struct kernel_features *caps, const struct pool_spec *s, struct plan_pool *p,
-                     struct error *e) {
+                     const struct kernel_features *caps, uint64_t page_size, const struct pool_spec *s,
+                     struct plan_pool *p, struct error *e) {
+        _cleanup_(freep) uint64_t *totals = calloc(t->n_nodes + 1, sizeof(*totals));
+        _cleanup_(freep) uint64_t *gone = calloc(t->n_nodes + 1, sizeof(*gone));
+        _cleanup_(freep) bool *named = calloc(t->n_nodes + 1, sizeof(*named));
+        const struct claim_spec *first = NULL;
+        struct pool_spec view;
         char name[32], avail[128] = "";
+        size_t n_claims = 0;
         int si, r;
 
-        *p = (struct plan_pool) { .page_size = s->page_size };
+        if (!totals || !gone || !named)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_claims; i++)
+                if (c->claims[i].page_size == page_size) {
+                        first = first ?: &c->claims[i];
+                        n_claims++;
+                }
+        for (size_t i = 0; !first && i < c->n_gone; i++)
+                if (c->gone[i].page_size == page_size)
+                        first = &c->gone[i];
+        /* without a [Pool], what is said of the pool points at its first claim (or the claim
+         * given back: the pool is planned to give its pages back) */
+        if (!s) {
+                view = claim_as_pool(first);
+                s = &view;
+        }
+        *p = (struct plan_pool) { .page_size = page_size };
         memcpy(p->origin, s->origin, sizeof(p->origin));
-        si = size_index(t, s->page_size);
+        si = size_index(t, page_size);
         if (si < 0) {
                 for (size_t i = 0; i < t->n_page_sizes; i++) {
                         char n2[32];
@@ -198,20 +240,38 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                 }
                 return error_set(e, -EINVAL, "%s: this kernel offers no %s pages (offered: %s)",
                                  *s->page_size_origin ? s->page_size_origin : s->origin,
-                                 page_size_name(s->page_size, name), *avail ? avail : "none");
+                                 page_size_name(page_size, name), *avail ? avail : "none");
         }
         /* Zero gives pages back, which only --shrink does: without it, it would only ever be
          * "larger, kept", or a typo. */
-        if (amount_has_zero(&s->amount) && !c->shrink)
+        if (s != &view && amount_has_zero(&s->amount) && !c->shrink)
                 return error_set(e, -EINVAL,
                                  "%s: a target of zero gives the pool's free pages back: add --shrink "
                                  "(Shrink=yes, hpfilld.shrink=yes)", s->origin);
         p->nodes = calloc(t->n_nodes, sizeof(*p->nodes));
         if (!p->nodes)
                 return -ENOMEM;
-        r = plan_targets(t, s, p, e);
+        r = s != &view ? add_targets(t, s, totals, named, e) : 0;
+        /* a pool's target per node: its [Pool] amount plus the sum of the claims on it */
+        for (size_t i = 0; r >= 0 && i < c->n_claims; i++)
+                if (c->claims[i].page_size == page_size) {
+                        struct pool_spec cs = claim_as_pool(&c->claims[i]);
+
+                        r = add_targets(t, &cs, totals, named, e);
+                }
         if (r < 0)
                 return r;
+        /* what the claims given back held, on the nodes this machine still has (their pools are
+         * planned, to give those pages back) */
+        for (size_t i = 0; i < c->n_gone; i++)
+                if (c->gone[i].page_size == page_size) {
+                        struct pool_spec gs = claim_as_pool(&c->gone[i]);
+
+                        (void) add_targets(t, &gs, gone, named, &(struct error) {});
+                }
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (named[i])
+                        add_node(p, t, i, totals[i]);
 
         r = plan_method(t, c, caps, s, p, e);
         if (r < 0)
@@ -219,24 +279,38 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
 
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct plan_node *n = &p->nodes[i];
+                const struct pool_counts *pc = &counts[(size_t) si * t->n_nodes + n->node_idx];
                 int cpu_node;
 
-                if (n->target > topology_node_limit(t, n->node_idx) / s->page_size)
-                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
-                                         s->origin, n->node, n->target, page_size_name(s->page_size, name));
+                if (n->target > topology_node_limit(t, n->node_idx) / page_size)
+                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages%s are more than its memory",
+                                         s->origin, n->node, n->target, page_size_name(page_size, name),
+                                         n_claims ? " (with the claims)" : "");
                 cpu_node = topology_cpu_node_for(t, n->node_idx);
                 n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
                 /* Surplus pages count as missing: a workload that holds them takes them out of
                  * the pool when it exits. A write of the target promotes them first
                  * (set_max_huge_pages() adjusts the surplus before it allocates). */
-                n->now = pool_counts_persistent(&counts[(size_t) si * t->n_nodes + n->node_idx]);
-                n->surplus = counts[(size_t) si * t->n_nodes + n->node_idx].surplus;
+                n->now = pool_counts_persistent(pc);
+                n->surplus = pc->surplus;
                 n->action = n->target > n->now    ? PLAN_GROW
                             : n->target == n->now ? PLAN_KEEP
                             : c->shrink           ? PLAN_SHRINK
                                                   : PLAN_LARGER;
                 if (n->action == PLAN_GROW)
                         n->promote = MIN(n->surplus, n->target - n->now);
+                if (n->action == PLAN_LARGER && gone[n->node_idx] > 0) {
+                        /* A claim given back: the pool shrinks by what it held at most, free pages
+                         * only (a smaller nr_hugepages turns pages in use into surplus ones, which
+                         * would leave the pool when their workload lets go), never below the target
+                         * the others' claims and the [Pool] keep. */
+                        uint64_t back = MIN(MIN(gone[n->node_idx], MIN(pc->free, n->now)), n->now - n->target);
+
+                        if (back > 0) {
+                                n->target = n->now - back;
+                                n->action = PLAN_SHRINK;
+                        }
+                }
                 p->target_total += n->target;
         }
         return 0;
@@ -298,14 +372,27 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
         struct plan p = { .min_percent = c->min_percent, .drop_caches = c->drop_caches };
         int r = 0;
 
-        p.pools = calloc(c->n_pools ? c->n_pools : 1, sizeof(*p.pools));
+        /* a pool for each [Pool], then one for each page size only claims name, or claims given
+         * back */
+        p.pools = calloc(c->n_pools + c->n_claims + c->n_gone + 1, sizeof(*p.pools));
         if (!p.pools)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_pools; i++) {
-                r = plan_pool(t, counts, c, caps, &c->pools[i], &p.pools[i], e);
+                r = plan_pool(t, counts, c, caps, c->pools[i].page_size, &c->pools[i], &p.pools[i], e);
                 p.n_pools++;
                 if (r < 0)
                         break;
+        }
+        for (size_t i = 0; r >= 0 && i < c->n_claims + c->n_gone; i++) {
+                uint64_t ps = i < c->n_claims ? c->claims[i].page_size : c->gone[i - c->n_claims].page_size;
+                bool planned = false;
+
+                for (size_t k = 0; k < p.n_pools && !planned; k++)
+                        planned = p.pools[k].page_size == ps;
+                if (planned)
+                        continue;
+                r = plan_pool(t, counts, c, caps, ps, NULL, &p.pools[p.n_pools], e);
+                p.n_pools++;
         }
         if (r >= 0 && c->n_reserves > 0) {
                 p.reserves = calloc(c->n_reserves, sizeof(*p.reserves));

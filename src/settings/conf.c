@@ -83,16 +83,85 @@ void config_drop_reserves(struct config *c) {
         c->n_reserves = 0;
 }
 
+int config_put_claim(struct config *c, struct claim_spec *spec) {
+        struct claim_spec *p;
+
+        if (claim_spec_find(c->claims, c->n_claims, spec->name, spec->page_size))
+                return -EEXIST;
+        p = realloc(c->claims, (c->n_claims + 1) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        c->claims = p;
+        c->claims[c->n_claims++] = *spec;
+        *spec = (struct claim_spec) {};
+        return 0;
+}
+
+static void claims_free(struct claim_spec **claims, size_t *n) {
+        for (size_t i = 0; i < *n; i++)
+                amount_done(&(*claims)[i].amount);
+        free(*claims);
+        *claims = NULL;
+        *n = 0;
+}
+
+void config_drop_claims(struct config *c) {
+        claims_free(&c->claims, &c->n_claims);
+        claims_free(&c->gone, &c->n_gone);
+}
+
+size_t config_drop_claim(struct config *c, const char *name) {
+        size_t k = 0, dropped = 0;
+
+        for (size_t i = 0; i < c->n_claims; i++)
+                if (strcmp(c->claims[i].name, name) == 0) {
+                        amount_done(&c->claims[i].amount);
+                        dropped++;
+                } else
+                        c->claims[k++] = c->claims[i];
+        c->n_claims = k;
+        return dropped;
+}
+
+static bool amount_equal(const struct amount *a, const struct amount *b) {
+        return a->kind == b->kind && a->value == b->value && a->n_nodes == b->n_nodes &&
+               (a->n_nodes == 0 || memcmp(a->nodes, b->nodes, a->n_nodes * sizeof(*a->nodes)) == 0);
+}
+
+int claims_gone(const struct config *old, struct config *new) {
+        for (size_t i = 0; i < old->n_claims; i++) {
+                const struct claim_spec *o = &old->claims[i], *n;
+                struct claim_spec *g;
+                int r;
+
+                n = claim_spec_find(new->claims, new->n_claims, o->name, o->page_size);
+                if (n && amount_equal(&n->amount, &o->amount))
+                        continue;
+                g = realloc(new->gone, (new->n_gone + 1) * sizeof(*g));
+                if (!g)
+                        return -ENOMEM;
+                new->gone = g;
+                g = &new->gone[new->n_gone];
+                *g = *o;
+                r = amount_copy(&g->amount, &o->amount);
+                if (r < 0)
+                        return r;
+                new->n_gone++;
+        }
+        return 0;
+}
+
 void config_done(struct config *c) {
         config_drop_pools(c);
         config_drop_reserves(c);
+        config_drop_claims(c);
 }
 
 /* What one file says, before it is applied: a file is applied whole or not at all. */
 struct file_state {
         const char *name;
         unsigned line;
-        enum { SECTION_NONE, SECTION_FILL, SECTION_POOL, SECTION_RESERVE, SECTION_BAD } section;
+        enum { SECTION_NONE, SECTION_FILL, SECTION_POOL, SECTION_RESERVE, SECTION_CLAIM, SECTION_BAD } section;
         bool seen_fill;
         bool section_failed;       /* a line of this section was bad: it is not checked as a whole */
         struct error *errors;      /* every error of the file, one a line */
@@ -109,6 +178,11 @@ struct file_state {
         unsigned reserve_line;
         struct reserve_spec *reserves;
         size_t n_reserves;
+        struct claim_spec claim;     /* the [Claim] being read */
+        unsigned seen_claim_keys;    /* bit per claim_keys[] */
+        unsigned claim_line;
+        struct claim_spec *claims;
+        size_t n_claims;
         unsigned n_sections;         /* headers read, of any kind */
         unsigned sections_before;    /* those of the files applied before this one */
         bool too_many;               /* beyond a bound of sections: the rest is not read */
@@ -121,10 +195,14 @@ static const char *const reserve_keys[] = {
         [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
         [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode", [RKEY_MOUNT] = "Mount",
 };
-static const char *const section_names[] = { "Fill", "Pool", "Reserve" };
+enum { CKEY_NAME, CKEY_PAGE_SIZE, CKEY_AMOUNT };
+static const char *const claim_keys[] = { [CKEY_NAME] = "Name", [CKEY_PAGE_SIZE] = "PageSize", [CKEY_AMOUNT] = "Amount" };
+static const char *const section_names[] = { "Fill", "Pool", "Reserve", "Claim" };
 
 static void file_state_done(struct file_state *s) {
         free(s->reserves);
+        amount_done(&s->claim.amount);
+        claims_free(&s->claims, &s->n_claims);
         amount_done(&s->pool.amount);
         for (size_t i = 0; i < s->n_pools; i++)
                 amount_done(&s->pools[i].amount);
@@ -176,10 +254,34 @@ static int finish_reserve(struct file_state *s, struct error *e) {
         return 0;
 }
 
+static int finish_claim(struct file_state *s, struct error *e) {
+        struct claim_spec *p;
+        char name[32];
+
+        if (s->section != SECTION_CLAIM || s->section_failed)
+                return 0;
+        for (size_t k = 0; k < ELEMENTSOF(claim_keys); k++)
+                if (!(s->seen_claim_keys & (1u << k)))
+                        return error_set(e, -EINVAL, "%s:%u: [Claim] has no %s=", s->name, s->claim_line, claim_keys[k]);
+        if (claim_spec_find(s->claims, s->n_claims, s->claim.name, s->claim.page_size))
+                return error_set(e, -EINVAL, "%s:%u: a second [Claim] named '%s' for page size %s", s->name,
+                                 s->claim_line, s->claim.name, page_size_name(s->claim.page_size, name));
+        p = realloc(s->claims, (s->n_claims + 1) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        s->claims = p;
+        escape_controls(s->claim.file, sizeof(s->claim.file), s->name);
+        s->claims[s->n_claims++] = s->claim;
+        s->claim = (struct claim_spec) {};
+        return 0;
+}
+
 static int finish_section(struct file_state *s, struct error *e) {
         int r = finish_pool(s, e);
 
-        return r < 0 ? r : finish_reserve(s, e);
+        if (r >= 0)
+                r = finish_reserve(s, e);
+        return r < 0 ? r : finish_claim(s, e);
 }
 
 /* "unknown key 'PageSise' in [Pool]; did you mean 'PageSize'?" */
@@ -316,6 +418,39 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
         return r;
 }
 
+static int parse_claim_key(struct file_state *s, const char *key, const char *value, struct error *e) {
+        struct claim_spec *cs = &s->claim;
+        int k, r = 0;
+
+        k = find_key(s, "Claim", key, claim_keys, ELEMENTSOF(claim_keys), &s->seen_claim_keys, e);
+        if (k < 0)
+                return k;
+        e->msg[0] = 0;
+        switch (k) {
+        case CKEY_NAME:
+                /* the rules of reservation names: the name is a file name too (50-claim-NAME.conf) */
+                r = check_reserve_name(value, e);
+                if (r >= 0)
+                        r = copy_name(cs->name, sizeof(cs->name), value);
+                break;
+        case CKEY_PAGE_SIZE:
+                r = parse_page_size(value, &cs->page_size, e);
+                (void) snprintf(cs->page_size_origin, sizeof(cs->page_size_origin), "%s:%u", s->name, s->line);
+                break;
+        case CKEY_AMOUNT:
+                amount_done(&cs->amount);
+                r = parse_amount(value, &cs->amount, e);
+                if (r >= 0 && amount_has_zero(&cs->amount))
+                        return error_set(e, -EINVAL, "%s:%u: Amount=%.64s: a claim of zero pages claims nothing "
+                                         "(remove the claim: hpfilld unclaim NAME)", s->name, s->line, value);
+                (void) snprintf(cs->origin, sizeof(cs->origin), "%s:%u", s->name, s->line);
+                break;
+        }
+        if (r < 0 && r != -ENOMEM)
+                return bad_value(s, e, r, key, value);
+        return r;
+}
+
 /* Keeps a line's error with the file's others, and takes it out of @e for the next line. */
 static void note_error(struct file_state *s, int r, struct error *e) {
         if (s->first_error == 0)
@@ -387,6 +522,12 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                         s->seen_reserve_keys = 0;
                         s->reserve = (struct reserve_spec) { .node = -1, .mode = RESERVE_DEFAULT_MODE };
                         s->reserve_line = s->line;
+                } else if (strcmp(line + 1, "Claim") == 0) {
+                        s->section = SECTION_CLAIM;
+                        s->seen_claim_keys = 0;
+                        amount_done(&s->claim.amount);
+                        s->claim = (struct claim_spec) {};
+                        s->claim_line = s->line;
                 } else {
                         char where[300], what[300];
 
@@ -413,6 +554,8 @@ static int parse_line(struct file_state *s, char *line, struct error *e) {
                 return parse_pool_key(s, key, value, e);
         case SECTION_RESERVE:
                 return parse_reserve_key(s, key, value, e);
+        case SECTION_CLAIM:
+                return parse_claim_key(s, key, value, e);
         case SECTION_BAD:
                 return 0; /* the bad header was reported; its keys mean nothing */
         default:
@@ -487,9 +630,18 @@ static int check_totals(const struct config *c, const struct file_state *s, stru
                         known = strcmp(c->reserves[k].name, s->reserves[i].name) == 0;
                 reserves += !known;
         }
+        for (size_t i = 0; i < s->n_claims; i++) {
+                const struct claim_spec *other = claim_spec_find(c->claims, c->n_claims, s->claims[i].name, 0);
+
+                /* one claim, one file: `hpfilld unclaim NAME` removes all of it */
+                if (other)
+                        return error_set(e, -EINVAL, "%s: a claim named '%s' is in %s already (a claim name lives in "
+                                         "one file)", s->claims[i].origin, s->claims[i].name, other->file);
+                reserves++;
+        }
         if (pools + reserves > CONFIG_SECTIONS_MAX)
                 return error_set(e, -E2BIG,
-                                 "%s: with this file, more than %u [Pool] and [Reserve] sections in all the files together "
+                                 "%s: with this file, more than %u [Pool], [Reserve] and [Claim] sections in all the files together "
                                  "(the most hpfilld takes)",
                                  s->name, CONFIG_SECTIONS_MAX);
         return 0;
@@ -556,6 +708,11 @@ int config_parse_text(struct config *c, const char *name, const char *text, size
         }
         for (size_t i = 0; i < s.n_reserves; i++) {
                 r = config_put_reserve(c, &s.reserves[i]);
+                if (r < 0)
+                        goto finish;
+        }
+        for (size_t i = 0; i < s.n_claims; i++) {
+                r = config_put_claim(c, &s.claims[i]);
                 if (r < 0)
                         goto finish;
         }

@@ -140,6 +140,23 @@ const struct reserve_spec *reserve_spec_find(const struct reserve_spec *reserves
         return NULL;
 }
 
+const struct claim_spec *claim_spec_find(const struct claim_spec *claims, size_t n, const char *name,
+                                         uint64_t page_size) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(claims[i].name, name) == 0 && (page_size == 0 || claims[i].page_size == page_size))
+                        return &claims[i];
+        return NULL;
+}
+
+bool amount_has_zero(const struct amount *a) {
+        if (a->kind != AMOUNT_PER_NODE)
+                return a->value == 0;
+        for (size_t i = 0; i < a->n_nodes; i++)
+                if (a->nodes[i].value == 0)
+                        return true;
+        return false;
+}
+
 int check_reserve_name(const char *s, struct error *e) {
         size_t n = strlen(s), max = sizeof(((struct reserve_spec *) NULL)->name) - 1;
 

@@ -366,7 +366,7 @@ TEST(test_bounds) {
         free(text);
         text = reserves_text(1000, 25);
         CHECK_EQ(parse(&c, text, &e), -E2BIG);
-        CHECK_STR_CONTAINS(e.msg, "test.conf: with this file, more than 1024 [Pool] and [Reserve] sections in all the files together");
+        CHECK_STR_CONTAINS(e.msg, "test.conf: with this file, more than 1024 [Pool], [Reserve] and [Claim] sections in all the files together");
         CHECK_EQ(c.n_reserves, 1000);
         free(text);
         config_done(&c);
@@ -399,7 +399,85 @@ TEST(test_bounds) {
         fake_root_free(&r);
 }
 
+TEST(test_claim_sections) {
+        struct config c = CONFIG_INIT, old = CONFIG_INIT;
+        struct error e = {};
+
+        CHECK_EQ(parse(&c,
+                       "[Claim]\n"
+                       "Name=vm1\n"
+                       "PageSize=2M\n"
+                       "Amount=node0=64M,node1=32\n"
+                       "[Claim]\n"
+                       "Name=vm1\n"
+                       "PageSize=1G\n"
+                       "Amount=2\n",
+                       &e),
+                 0);
+        CHECK_EQ(c.n_claims, 2);
+        CHECK(strcmp(c.claims[0].name, "vm1") == 0);
+        CHECK_EQ(c.claims[0].page_size, 2 * MB);
+        CHECK_EQ(c.claims[0].amount.kind, AMOUNT_PER_NODE);
+        CHECK_EQ(c.claims[0].amount.n_nodes, 2);
+        CHECK(strcmp(c.claims[0].origin, "test.conf:4") == 0);
+        CHECK(strcmp(c.claims[0].file, "test.conf") == 0);
+        CHECK_EQ(c.claims[1].page_size, 1024 * MB);
+        CHECK_EQ(c.n_pools, 0);
+
+        /* one name, one file: another file naming vm1 is refused whole, with both places */
+        static const char other[] = "[Claim]\nName=vm1\nPageSize=4M\nAmount=1\n[Pool]\nPageSize=2M\nAmount=1\n";
+        CHECK_EQ(config_parse_text(&c, "other.conf", other, strlen(other), &e), -EINVAL);
+        CHECK_STR_CONTAINS(e.msg, "other.conf:4: a claim named 'vm1' is in test.conf already");
+        CHECK_EQ(c.n_claims, 2);
+        CHECK_EQ(c.n_pools, 0);
+        /* another name in another file adds */
+        CHECK_EQ(parse(&c, "[Claim]\nName=db\nPageSize=2M\nAmount=10%\n", &e), 0);
+        CHECK_EQ(c.n_claims, 3);
+
+        /* what claims_gone() finds: a claim removed, one changed, one the same */
+        CHECK_EQ(parse(&old, "[Claim]\nName=vm1\nPageSize=2M\nAmount=node0=64M,node1=32\n"
+                             "[Claim]\nName=vm2\nPageSize=2M\nAmount=8\n"
+                             "[Claim]\nName=db\nPageSize=2M\nAmount=20%\n", &e), 0);
+        CHECK_EQ(claims_gone(&old, &c), 0);
+        CHECK_EQ(c.n_gone, 2);
+        CHECK(strcmp(c.gone[0].name, "vm2") == 0);
+        CHECK_EQ(c.gone[0].amount.value, 8);
+        CHECK(strcmp(c.gone[1].name, "db") == 0);
+        CHECK_EQ(c.gone[1].amount.value, 20);
+        CHECK_EQ(config_drop_claim(&c, "vm1"), 2);
+        CHECK_EQ(c.n_claims, 1);
+        config_done(&c);
+        config_done(&old);
+
+        static const struct {
+                const char *text, *msg;
+        } bad[] = {
+                { "[Claim]\nName=a\nPageSize=2M\nAmount=1\n[Claim]\nName=a\nPageSize=2M\nAmount=2\n",
+                  "test.conf:5: a second [Claim] named 'a' for page size 2M" },
+                { "[Claim]\nPageSize=2M\nAmount=1\n", "test.conf:1: [Claim] has no Name=" },
+                { "[Claim]\nName=a\nAmount=1\n", "test.conf:1: [Claim] has no PageSize=" },
+                { "[Claim]\nName=a\nPageSize=2M\n", "test.conf:1: [Claim] has no Amount=" },
+                { "[Claim]\nName=.a\nPageSize=2M\nAmount=1\n", "a leading '.'" },
+                { "[Claim]\nName=a/b\nPageSize=2M\nAmount=1\n", "test.conf:2:" },
+                { "[Claim]\nName=a\nPageSize=2M\nAmount=0\n", "test.conf:4: Amount=0: a claim of zero pages" },
+                { "[Claim]\nName=a\nPageSize=2M\nAmount=node0=0,node1=4\n", "a claim of zero pages" },
+                { "[Claim]\nName=a\nPageSize=2M\nAmount=lots\n", "test.conf:4:" },
+                { "[Claim]\nName=a\nPageSize=3M\nAmount=1\n", "test.conf:3:" },
+                { "[Claim]\nName=a\nPagesize=2M\n", "did you mean 'PageSize'" },
+                { "[Claims]\n", "did you mean 'Claim'" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                c = (struct config) CONFIG_INIT;
+                e = (struct error) {};
+                CHECK(parse(&c, bad[i].text, &e) < 0);
+                CHECK_STR_CONTAINS(e.msg, bad[i].msg);
+                CHECK_EQ(c.n_claims, 0);
+                config_done(&c);
+        }
+}
+
 int main(void) {
+        RUN(test_claim_sections);
         RUN(test_credential);
         RUN(test_bounds);
         RUN(test_reserve_sections);
