@@ -15,6 +15,7 @@
 #include "service/bench.h"
 #include "util/shown.h"
 #include "service/caps.h"
+#include "service/claim.h"
 #include "settings/cmdline.h"
 #include "settings/conf.h"
 #include "settings/settings.h"
@@ -62,6 +63,8 @@ static void help(void) {
                "       hpfilld --check-config [OPTIONS...]\n"
                "       hpfilld --release NAME...\n"
                "       hpfilld status [--json|--format=text|json|prometheus]\n"
+               "       hpfilld claim NAME --pool SIZE:AMOUNT...   pages for a consumer, on top (see --help there)\n"
+               "       hpfilld unclaim NAME                       give them back (free pages only)\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
                "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
                "  -h --help                 Show this help\n"
@@ -105,7 +108,7 @@ static void version(void) {
 
 /* An argument where none is taken; @first: in the command's place, maybe a mistyped one. */
 static int unexpected_argument(const char *arg, bool first) {
-        static const char *const commands[] = { "status", "bench" };
+        static const char *const commands[] = { "status", "bench", "claim", "unclaim" };
         const char *near = first ? name_closest(arg, commands, ELEMENTSOF(commands)) : NULL;
 
         if (near)
@@ -618,6 +621,9 @@ int main(int argc, char *argv[]) {
                 return bench_main(argc - 1, argv + 1);
         if (argc > 1 && strcmp(argv[1], "status") == 0)
                 return status_main(argc - 1, argv + 1);
+        /* the files as the daemon reads them (no options: the claim's command line is its own) */
+        if (argc > 1 && (strcmp(argv[1], "claim") == 0 || strcmp(argv[1], "unclaim") == 0))
+                return claim_main(argc - 1, argv + 1, load_config, &o);
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

@@ -40,6 +40,7 @@ struct job {
         struct stop *stop;
         const char *task;        /* what the fill is, for whoever waits for the host lock */
         unsigned lock_timeout_s; /* how long to wait for another fill (hostlock.h) */
+        bool lock_held;          /* the caller holds the host lock (it read the configuration under it) */
         FILE *report;    /* the report goes here; NULL: none */
         int report_error; /* out: the report could not be written (a closed pipe): negative errno */
         void (*progress)(const struct job_status *s, void *userdata);
@@ -47,6 +48,7 @@ struct job {
         void (*waiting)(void *userdata); /* NULL, or called every HOSTLOCK_STEP_MS while the lock is waited for */
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
+        char refused[1024]; /* out: why the plan was refused (EXIT_USAGE), as logged */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
         char advice_cma[256];        /* out: for short gigantic pools, the hugetlb_cma= that keeps them allocatable */

@@ -88,6 +88,8 @@ void config_drop_reserves(struct config *c);
 /* Adds a claim; one of the same name and page size is -EEXIST. Takes the amount's memory. */
 int config_put_claim(struct config *c, struct claim_spec *spec);
 void config_drop_claims(struct config *c);
+/* Forgets the claims given back (gone): once their pools were planned on them. */
+void config_drop_gone(struct config *c);
 /* Drops the claims named @name; returns how many there were. */
 size_t config_drop_claim(struct config *c, const char *name);
 /* Pure: into @new's gone, each claim of @old that @new has no longer or has with another amount

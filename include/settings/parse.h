@@ -62,7 +62,7 @@ struct claim_spec {
         struct amount amount; /* as --pool's AMOUNT; never zero */
         char origin[160];     /* the Amount= line, "file:line" */
         char page_size_origin[160];
-        char file[160];       /* the file it was read from, as messages show it */
+        char file[1024];      /* the file it was read from, as messages show it */
 };
 
 int parse_amount(const char *s, struct amount *ret, struct error *e);
@@ -77,6 +77,8 @@ const struct reserve_spec *reserve_spec_find(const struct reserve_spec *reserves
 /* A reservation name: 1-63 of [A-Za-z0-9_.-], not starting with '.'. 0, or -EINVAL with the
  * reason in @e. */
 int check_reserve_name(const char *s, struct error *e);
+/* The same rules for the name of @what ("claim"). */
+int check_name(const char *s, const char *what, struct error *e);
 /* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "util/clock.h"
+#include "service/control.h"
 #include "service/daemon.h"
 #include "service/ledger.h"
 #include "service/job.h"
@@ -51,7 +52,7 @@ struct daemon {
         bool host;
         daemon_load_fn load;
         void *userdata;
-        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd;
+        int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd, control_fd;
         uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
         bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
         struct config config;
@@ -96,7 +97,8 @@ static void waiting(void *userdata) {
                 (void) notifyf("WATCHDOG=1");
 }
 
-static int fill(struct daemon *d, const char *task) {
+/* One fill of the configuration in use; its summary also in @ret_summary (NULL: not wanted). */
+static int fill(struct daemon *d, const char *task, char *ret_summary, size_t size) {
         struct fill_record record = {};
         struct job j = {
                 .rootfd = d->rootfd,
@@ -115,8 +117,12 @@ static int fill(struct daemon *d, const char *task) {
         d->last_added = 0;
         (void) notifyf("STATUS=Filling the pools");
         r = job_run(&j, &d->config);
+        /* what claims gave back is given back once: a later refill (memory online) keeps the pools */
+        config_drop_gone(&d->config);
         if (*j.summary)
                 log_info("%s", j.summary);
+        if (ret_summary)
+                (void) snprintf(ret_summary, size, "%s", r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
         if (!stop_requested(&d->stop))
                 metrics_after_fill(d->rootfd, &record, r, j.summary, j.advice_cmdline, d->config.metrics_file);
         fill_record_done(&record);
@@ -272,6 +278,12 @@ static int open_fds(struct daemon *d) {
         d->hotplug_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (d->hotplug_fd < 0)
                 log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
+        /* `hpfilld claim` asks here; without it, a claim is applied by its command under the host
+         * lock, as if no daemon ran */
+        d->control_fd = control_listen(d->rootfd);
+        if (d->control_fd < 0)
+                log_warning_errno(d->control_fd, "Cannot listen on %s/run/hpfilld/" CONTROL_NAME ": %m, ignoring",
+                                  shown_root());
         if (d->watchdog_usec) {
                 d->watchdog_fd = open_periodic(d->watchdog_usec / 2);
                 if (d->watchdog_fd < 0)
@@ -302,51 +314,85 @@ static void hotplug(struct daemon *d, bool timer) {
         }
         d->hotplug_pending = false;
         log_info("Memory came online, filling again");
-        (void) fill(d, "hpfilld daemon, memory came online");
+        (void) fill(d, "hpfilld daemon, memory came online", NULL, 0);
         d->hotplug_done_ns = now_ns();
 }
 
-/* SIGHUP: the configuration anew, then a fill. A bad one changes nothing: the plan in use
- * stays, and the unit's status names the error. */
-static void reload(struct daemon *d) {
+/* SIGHUP, or a request on the control socket (`hpfilld claim`): the configuration anew, then a
+ * fill; a claim that is gone, or smaller, gives back what it held (claims_gone()). A bad one
+ * changes nothing: the plan in use stays, and the unit's status names the error. Returns the
+ * exit status, with the error or the fill's summary in @msg. */
+static int reload(struct daemon *d, char *msg, size_t size) {
         struct config fresh = CONFIG_INIT;
         struct error e = {};
+        int r;
 
         (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
-        if (d->load(d->rootfd, &fresh, d->userdata, &e) < 0) {
+        r = d->load(d->rootfd, &fresh, d->userdata, &e);
+        if (r >= 0) {
+                r = claims_gone(&d->config, &fresh);
+                if (r < 0)
+                        (void) error_set(&e, r, "Out of memory");
+        }
+        if (r < 0) {
                 log_error("Reload failed, keeping the configuration in use:");
                 log_lines(LOG_ERR, e.msg);
                 config_done(&fresh);
+                (void) snprintf(msg, size, "%s", e.msg);
                 /* one line: STATUS= is a single assignment */
                 (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %.*s",
                                (int) strcspn(e.msg, "\n"), e.msg);
-                return;
+                return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         }
         config_done(&d->config);
         d->config = fresh;
-        log_info("Configuration reloaded: %zu pool%s, %zu reservation%s", d->config.n_pools,
-                 d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s");
+        log_info("Configuration reloaded: %zu pool%s, %zu reservation%s, %zu claim%s", d->config.n_pools,
+                 d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s",
+                 d->config.n_claims, d->config.n_claims == 1 ? "" : "s");
         arm_metrics(d);
-        (void) fill(d, "hpfilld daemon, reload");
+        r = fill(d, "hpfilld daemon, reload", msg, size);
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
+        return r;
+}
+
+/* A request on the control socket: answered when it is done (the client waits for that). */
+static void control(struct daemon *d) {
+        char req[64], msg[CONTROL_ANSWER_MAX - 8] = "";
+        int fd, status;
+
+        fd = control_accept(d->control_fd, req, sizeof(req));
+        if (fd == -EAGAIN)
+                return;
+        if (fd < 0) {
+                log_warning_errno(fd, "A request on the control socket refused: %m");
+                return;
+        }
+        if (strcmp(req, CONTROL_APPLY) != 0) {
+                control_answer(fd, EXIT_USAGE, "unknown request");
+                return;
+        }
+        log_info("Applying the configuration files, as asked on the control socket");
+        status = reload(d, msg, sizeof(msg));
+        control_answer(fd, status, msg);
 }
 
 /* Idle until SIGTERM/SIGINT: reload on SIGHUP, fill again when memory comes online, the
  * metrics file kept up with the pools. */
 static int idle(struct daemon *d) {
         for (;;) {
-                struct pollfd p[5] = {
+                struct pollfd p[6] = {
                         { .fd = d->sig_fd, .events = POLLIN },
                         { .fd = d->uevent_fd, .events = POLLIN },
                         { .fd = d->watchdog_fd, .events = POLLIN },
                         { .fd = d->hotplug_fd, .events = POLLIN },
                         { .fd = d->metrics_fd, .events = POLLIN },
+                        { .fd = d->control_fd, .events = POLLIN },
                 };
                 struct signalfd_siginfo si;
 
                 /* idle: no timeout, nothing to poll for but these */
-                if (poll(p, 5, -1) < 0) {
+                if (poll(p, ELEMENTSOF(p), -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(errno, "poll: %m");
@@ -373,8 +419,11 @@ static int idle(struct daemon *d) {
                                 log_info("Stopping on signal %d (%s)", si.ssi_signo, strsignal((int) si.ssi_signo));
                                 return EXIT_OK;
                         }
-                        reload(d);
-                }
+                        char msg[256];
+
+                        (void) reload(d, msg, sizeof(msg));
+                } else if (p[5].revents & POLLIN)
+                        control(d);
                 if (stop_requested(&d->stop))
                         return EXIT_OK;
         }
@@ -394,6 +443,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 .watchdog_fd = -1,
                 .hotplug_fd = -1,
                 .metrics_fd = -1,
+                .control_fd = -1,
         };
         int r, ret = EXIT_FAIL;
 
@@ -412,7 +462,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 log_warning_errno(r, "Cannot read %s/" LEDGER_FILE ": %m; ReleaseOnStop= gives back only what this "
                                      "daemon adds", shown_root());
 
-        ret = fill(&d, "hpfilld daemon, first fill");
+        ret = fill(&d, "hpfilld daemon, first fill", NULL, 0);
         if (!stop_requested(&d.stop)) {
                 if (ret != EXIT_OK)
                         goto out;
@@ -431,6 +481,7 @@ out:
         closep(&d.watchdog_fd);
         closep(&d.hotplug_fd);
         closep(&d.metrics_fd);
+        closep(&d.control_fd);
         config_done(&d.config);
         ledger_done(&d.ledger);
         stop_done(&d.stop);

@@ -415,6 +415,7 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
         r = plan_build(t, *counts, c, caps, p, &e);
         if (r < 0) {
                 log_error_errno(r, "%s", e.msg);
+                (void) snprintf(j->refused, sizeof(j->refused), "%.*s", (int) sizeof(j->refused) - 1, e.msg);
                 return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         }
         /* none without reservations: each run holds two paths, 8 KiB to clear for nothing */
@@ -442,24 +443,33 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
  * the plan and the lock; a workload), plans and checks again on the pools as they are (their
  * pages may leave no room in the budget, or take the free pages a reservation needed; pages
  * other mappings reserved do not show in the counts, so a plan with reservations is always
- * checked again). Returns the lock's fd, or -1 with *ret the run's exit status. */
+ * checked again). 0 with the lock's fd in *ret_fd (-1 where the caller holds it), or -1 with *ret
+ * the run's exit status. */
 static int lock_host(struct job *j, const struct topology *t, const struct config *c,
                      const struct kernel_features *caps, struct pool_counts **counts, struct plan *p,
-                     struct reserve_run **reserves, int *ret) {
+                     struct reserve_run **reserves, int *ret_fd, int *ret) {
         _cleanup_(closep) int fd = -1;
         bool waited;
 
         *ret = EXIT_FAIL;
-        fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop,
-                           &(struct hostlock_wait) { j->waiting, j->userdata }, &waited);
-        if (fd < 0)
-                return -1;
+        if (j->lock_held) {
+                /* the caller's, taken before it read the configuration */
+                waited = false;
+        } else {
+                fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop,
+                                   &(struct hostlock_wait) { j->waiting, j->userdata }, &waited);
+                if (fd < 0)
+                        return -1;
+        }
         /* what a fill that died left raised: put back before we read the pools */
         job_recover_journal(j->rootfd, j->host);
         *ret = waited || p->n_reserves > 0 || job_counts_changed(j->rootfd, t, *counts)
                        ? plan_checked(j, t, c, caps, counts, p, reserves)
                        : EXIT_OK;
-        return *ret == EXIT_OK ? TAKE_FD(fd) : -1;
+        if (*ret != EXIT_OK)
+                return -1;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
 }
 
 int job_run(struct job *j, const struct config *c) {
@@ -474,7 +484,7 @@ int job_run(struct job *j, const struct config *c) {
         uint64_t start;
         int r, ret = EXIT_FAIL;
 
-        j->summary[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
+        j->summary[0] = j->refused[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
         r = topology_read(j->rootfd, &topo, &e);
         if (r < 0) {
                 log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
@@ -496,8 +506,7 @@ int job_run(struct job *j, const struct config *c) {
                             topology_uncounted(&topo) >> 20);
         if (ret != EXIT_OK || j->dry_run)
                 goto out;
-        lock_fd = lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &ret);
-        if (lock_fd < 0)
+        if (lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &lock_fd, &ret) < 0)
                 goto out;
         /* under the lock: what the pools hold now is what this fill starts from */
         if (j->ledger && ledger_read_pools(j->rootfd, &topo, &before) < 0)

@@ -110,6 +110,10 @@ void config_drop_claims(struct config *c) {
         claims_free(&c->gone, &c->n_gone);
 }
 
+void config_drop_gone(struct config *c) {
+        claims_free(&c->gone, &c->n_gone);
+}
+
 size_t config_drop_claim(struct config *c, const char *name) {
         size_t k = 0, dropped = 0;
 
@@ -429,7 +433,7 @@ static int parse_claim_key(struct file_state *s, const char *key, const char *va
         switch (k) {
         case CKEY_NAME:
                 /* the rules of reservation names: the name is a file name too (50-claim-NAME.conf) */
-                r = check_reserve_name(value, e);
+                r = check_name(value, "claim", e);
                 if (r >= 0)
                         r = copy_name(cs->name, sizeof(cs->name), value);
                 break;

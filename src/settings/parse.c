@@ -158,11 +158,15 @@ bool amount_has_zero(const struct amount *a) {
 }
 
 int check_reserve_name(const char *s, struct error *e) {
+        return check_name(s, "reservation", e);
+}
+
+int check_name(const char *s, const char *what, struct error *e) {
         size_t n = strlen(s), max = sizeof(((struct reserve_spec *) NULL)->name) - 1;
 
         if (n == 0 || n > max || s[0] == '.' ||
             strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
-                return error_set(e, -EINVAL, "'%.64s' is not a reservation name (%s)", s,
+                return error_set(e, -EINVAL, "'%.64s' is not a %s name (%s)", s, what,
                                  n == 0      ? "empty"
                                  : n > max   ? "longer than 63 characters"
                                  : s[0] == '.' ? "a leading '.' would hide its file"

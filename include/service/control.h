@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's control socket, run/hpfilld/control: `hpfilld claim` and `unclaim` ask the
+ * running daemon to apply the configuration files as they are now, and wait for its answer,
+ * so that the daemon stays the one writer of the pools. Root's only (SO_PEERCRED). */
+#pragma once
+
+#include <stddef.h>
+
+#define CONTROL_NAME "control"
+/* One request: the configuration files anew (claims given back shrink their pools), then a fill */
+#define CONTROL_APPLY "apply"
+/* The answer: "STATUS\n" (an exit status, hpfilld(8)), then what the daemon says of it */
+#define CONTROL_ANSWER_MAX 4096
+
+/* The daemon: the listening socket (non-blocking, mode 0600), made anew in run/hpfilld below
+ * @rootfd. Returns the fd or a negative errno. */
+int control_listen(int rootfd);
+/* The daemon: one connection waiting on @listen_fd, its peer root or the daemon's own user;
+ * its request read into @buf. Returns the connection's fd, -EPERM for another user (refused
+ * and closed), -EAGAIN when none waits, or a negative errno. */
+int control_accept(int listen_fd, char *buf, size_t size);
+/* The daemon: the answer to a request, then the connection closed. */
+void control_answer(int fd, int status, const char *text);
+
+/* A client: connects to the daemon's socket below @rootfd. -ENOENT when no daemon listens
+ * there (no socket, or one a daemon that ended left). */
+int control_connect(int rootfd);
+/* A client: sends @request on @fd and waits for the answer: its status, and its text in @text.
+ * -EPIPE when the daemon went away before it answered. */
+int control_request(int fd, const char *request, int *ret_status, char *text, size_t size);

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's control socket, run/hpfilld/control (SOCK_SEQPACKET: one message a request). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fill/rundir.h"
+#include "service/control.h"
+#include "util/macro.h"
+
+/* The socket's address through the directory's descriptor: however long the --root path, and
+ * never through a link someone put in place of run/hpfilld (rundir_open() checked it). */
+static void control_address(int dirfd, struct sockaddr_un *sa) {
+        *sa = (struct sockaddr_un) { .sun_family = AF_UNIX };
+        (void) snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/" CONTROL_NAME, dirfd);
+}
+
+int control_listen(int rootfd) {
+        _cleanup_(closep) int dirfd = -1, fd = -1;
+        struct sockaddr_un sa;
+        mode_t old;
+        int r;
+
+        dirfd = rundir_open(rootfd);
+        if (dirfd < 0)
+                return dirfd;
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        /* what a daemon that ended left: nobody listens on it */
+        if (unlinkat(dirfd, CONTROL_NAME, 0) < 0 && errno != ENOENT)
+                return -errno;
+        control_address(dirfd, &sa);
+        /* 0600 from the start: no moment in which another user could connect */
+        old = umask(0177);
+        r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;
+        umask(old);
+        if (r < 0)
+                return r;
+        if (listen(fd, 16) < 0)
+                return -errno;
+        return TAKE_FD(fd);
+}
+
+int control_accept(int listen_fd, char *buf, size_t size) {
+        _cleanup_(closep) int fd = -1;
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+        ssize_t n;
+
+        fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+                return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        /* the kernel's word on who connected, not the client's */
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+                return -errno;
+        if (cred.uid != 0 && cred.uid != geteuid()) {
+                control_answer(TAKE_FD(fd), 1, "refused: only root may ask the daemon");
+                return -EPERM;
+        }
+        /* the client sends its request at once; a bounded wait for one that does not */
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval) { .tv_sec = 5 }, sizeof(struct timeval));
+        n = recv(fd, buf, size - 1, 0);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return TAKE_FD(fd);
+}
+
+void control_answer(int fd, int status, const char *text) {
+        char msg[CONTROL_ANSWER_MAX];
+
+        (void) snprintf(msg, sizeof(msg), "%d\n%s", status, text);
+        /* a client that went away meanwhile: nobody to tell */
+        (void) send(fd, msg, strlen(msg), MSG_NOSIGNAL);
+        (void) close(fd);
+}
+
+int control_connect(int rootfd) {
+        _cleanup_(closep) int dirfd = -1, fd = -1;
+        struct sockaddr_un sa;
+
+        dirfd = rundir_open_existing(rootfd);
+        if (dirfd == -ENOENT)
+                return -ENOENT;
+        if (dirfd < 0)
+                return dirfd;
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        control_address(dirfd, &sa);
+        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return errno == ENOENT || errno == ECONNREFUSED ? -ENOENT : -errno;
+        return TAKE_FD(fd);
+}
+
+int control_request(int fd, const char *request, int *ret_status, char *text, size_t size) {
+        char msg[CONTROL_ANSWER_MAX];
+        char *nl, *end;
+        ssize_t n;
+        long status;
+
+        if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0)
+                return errno == EPIPE || errno == ECONNRESET ? -EPIPE : -errno;
+        /* as long as the fill takes: the daemon answers when the pools are there, or short */
+        do
+                n = recv(fd, msg, sizeof(msg) - 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return errno == ECONNRESET ? -EPIPE : -errno;
+        if (n == 0)
+                return -EPIPE;
+        msg[n] = 0;
+        nl = strchr(msg, '\n');
+        if (!nl)
+                return -EBADMSG;
+        *nl = 0;
+        errno = 0;
+        status = strtol(msg, &end, 10);
+        if (errno || *end || end == msg || status < 0 || status > 255)
+                return -EBADMSG;
+        *ret_status = (int) status;
+        (void) snprintf(text, size, "%s", nl + 1);
+        return 0;
+}
