@@ -122,7 +122,7 @@ static int fill(struct daemon *d, const char *task, char *ret_summary, size_t si
         if (*j.summary)
                 log_info("%s", j.summary);
         if (ret_summary)
-                (void) snprintf(ret_summary, size, "%s", r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
+                (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
         if (!stop_requested(&d->stop))
                 metrics_after_fill(d->rootfd, &record, r, j.summary, j.advice_cmdline, d->config.metrics_file);
         fill_record_done(&record);
@@ -338,7 +338,7 @@ static int reload(struct daemon *d, char *msg, size_t size) {
                 log_error("Reload failed, keeping the configuration in use:");
                 log_lines(LOG_ERR, e.msg);
                 config_done(&fresh);
-                (void) snprintf(msg, size, "%s", e.msg);
+                (void) snprintf(msg, size, "%.*s", (int) size - 1, e.msg);
                 /* one line: STATUS= is a single assignment */
                 (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %.*s",
                                (int) strcspn(e.msg, "\n"), e.msg);
@@ -419,7 +419,7 @@ static int idle(struct daemon *d) {
                                 log_info("Stopping on signal %d (%s)", si.ssi_signo, strsignal((int) si.ssi_signo));
                                 return EXIT_OK;
                         }
-                        char msg[256];
+                        char msg[CONTROL_ANSWER_MAX];
 
                         (void) reload(d, msg, sizeof(msg));
                 } else if (p[5].revents & POLLIN)
