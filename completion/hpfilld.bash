@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# bash completion for hpfilld(8): options, the status and bench verbs, the page sizes this
-# kernel offers, NUMA node names, reservation names for --release.
+# bash completion for hpfilld(8): options, the status, bench, claim and unclaim verbs, the page
+# sizes this kernel offers, NUMA node names, reservation names for --release, claim names for
+# unclaim.
 # shellcheck shell=bash
 
 # _hpfilld_words: _hpfilld_w (the words up to the cursor, with bash's ':' and '=' splits joined
@@ -68,6 +69,16 @@ _hpfilld_reservations() {
         done <"$1/proc/mounts" 2>/dev/null
 }
 
+# _hpfilld_claims ROOT: the claims hpfilld claim wrote (ROOT/run/hpfilld.conf.d/50-claim-NAME.conf)
+_hpfilld_claims() {
+        local f n
+        for f in "$1"/run/hpfilld.conf.d/50-claim-*.conf; do
+                [ -f "$f" ] || continue
+                n=${f##*/50-claim-}
+                echo "${n%.conf}"
+        done
+}
+
 # _hpfilld_values OPTION CUR ROOT: COMPREPLY, the values of OPTION that start with CUR (whole
 # values; 1 when OPTION takes none that can be offered, 2 when it is no option with a value)
 _hpfilld_values() {
@@ -108,7 +119,7 @@ _hpfilld() {
         cur=${_hpfilld_w[_hpfilld_cw]}
         prev=${_hpfilld_w[_hpfilld_cw - 1]-}
         root=$(_hpfilld_root)
-        [[ ${_hpfilld_w[1]-} == @(status|bench) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
+        [[ ${_hpfilld_w[1]-} == @(status|bench|claim|unclaim) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
         COMPREPLY=()
 
         if [[ $cur == --*=* ]]; then
@@ -122,11 +133,16 @@ _hpfilld() {
                         case $verb in
                         status) words="--json --format --root --help" ;;
                         bench) words="--page-size --size --runs --json --lock-timeout --root --help" ;;
+                        claim) words="--pool --lock-timeout --root --verbose --quiet --help" ;;
+                        unclaim)
+                                words="--lock-timeout --root --verbose --quiet --help"
+                                [[ $cur != -* ]] && words=$(_hpfilld_claims "$root")
+                                ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
                                        --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only
                                        --root --log-target --lock-timeout --metrics-file --verbose --quiet"
-                                [ "$_hpfilld_cw" = 1 ] && words="status bench $words"
+                                [ "$_hpfilld_cw" = 1 ] && words="status bench claim unclaim $words"
                                 ;;
                         esac
                         COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -13,7 +13,10 @@ fake=$work/root
 mkdir -p "$fake/sys/kernel/mm/hugepages/hugepages-2048kB" "$fake/sys/kernel/mm/hugepages/hugepages-1048576kB" \
         "$fake/sys/kernel/mm/hugepages/hugepages-64kB" \
         "$fake/sys/devices/system/node/node0" "$fake/sys/devices/system/node/node1" "$fake/proc" \
-        "$fake/dev/hugepages/hpfilld" "$fake/mnt/huge1g/hpfilld"
+        "$fake/dev/hugepages/hpfilld" "$fake/mnt/huge1g/hpfilld" "$fake/run/hpfilld.conf.d"
+: >"$fake/run/hpfilld.conf.d/50-claim-vm3.conf"
+: >"$fake/run/hpfilld.conf.d/50-claim-db2.conf"
+: >"$fake/run/hpfilld.conf.d/10-admin.conf"
 : >"$fake/dev/hugepages/hpfilld/vm1"
 : >"$fake/dev/hugepages/hpfilld/vm2"
 : >"$fake/mnt/huge1g/hpfilld/db"
@@ -51,6 +54,14 @@ expect() {
 R=(--root "$fake")
 expect "status" hpfilld s
 expect "bench" hpfilld b
+expect "claim" hpfilld cl
+expect "unclaim" hpfilld u
+# claim's options, and unclaim's names: the claims hpfilld claim wrote
+expect "--pool" hpfilld claim vm1 --po
+expect "node0= node1=" hpfilld claim "${R[@]}" vm1 --pool 2M : ""
+expect "db2 vm3" hpfilld unclaim "${R[@]}" ""
+expect "vm3" hpfilld unclaim "${R[@]}" v
+expect "--lock-timeout" hpfilld unclaim --lo
 expect "--drop-caches --dry-run" hpfilld --dr
 expect "--metrics-file --min --mode" hpfilld --m
 expect "--release --reserve --root" hpfilld --r
@@ -97,10 +108,11 @@ for words in "/|hpfilld --once --pool x" "$fake|hpfilld --root $fake --pool x" "
         fi
 done
 
-# every option hpfilld --help shows is offered (the verbs' ones after the verb)
-for opt in $("${HPFILLD:?}" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+# every option hpfilld --help and hpfilld claim --help show is offered (the verbs' ones after
+# the verb)
+for opt in $({ "${HPFILLD:?}" --help; "$HPFILLD" claim --help; } | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         offered=""
-        for verb in "" status bench; do
+        for verb in "" status bench claim unclaim; do
                 COMP_WORDS=(hpfilld $verb "$opt")
                 COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
                 COMPREPLY=()
