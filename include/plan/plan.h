@@ -79,6 +79,10 @@ struct plan {
 int plan_build(const struct topology *t, const struct pool_counts *counts, const struct config *c,
                const struct kernel_features *caps, struct plan *ret, struct error *e);
 void plan_done(struct plan *p);
+/* Pure: the pages claim @cl adds on each node of @t (@ret_pages, by index into t->nodes, added
+ * to), marking in @ret_named the nodes it names: as plan_build() counts it. */
+int plan_claim_pages(const struct topology *t, const struct claim_spec *cl, uint64_t *ret_pages, bool *ret_named,
+                     struct error *e);
 
 /* Pages of the pool that count towards its target: per node, at most the node's target. */
 uint64_t plan_pool_obtained(const struct plan_pool *p, const uint64_t *after);

@@ -47,6 +47,15 @@ struct metrics_reserve {
         char path[4096];
 };
 
+/* A claim's pages on one node, in the last fill's plan ([Claim], hpfilld claim). */
+struct metrics_claim {
+        char name[64];
+        uint64_t page_size;
+        unsigned node;
+        uint64_t pages;
+        char file[1024]; /* where it is said, as messages show it */
+};
+
 /* The longest text line of a record (the summary), with its NUL */
 #define FILL_RECORD_TEXT_MAX 2048
 
@@ -63,6 +72,8 @@ struct fill_record {
         size_t n_targets;
         struct metrics_reserve *reserves;
         size_t n_reserves;
+        struct metrics_claim *claims;
+        size_t n_claims;
         char summary[FILL_RECORD_TEXT_MAX]; /* the report's pool lines, "; "-joined */
         char next_boot[1024]; /* for short pools, the boot parameters that get them; "" */
 };
@@ -91,9 +102,12 @@ int fill_record_add_size(struct fill_record *r, uint64_t page_size, uint64_t ela
 int fill_record_add_target(struct fill_record *r, uint64_t page_size, unsigned node, uint64_t target);
 int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t page_size, uint64_t pages,
                             uint64_t target, enum metrics_reserve_state state, const char *nodes, const char *path);
+/* -EINVAL for a name or file the record could not hold as one line (control characters). */
+int fill_record_add_claim(struct fill_record *r, const char *name, uint64_t page_size, unsigned node, uint64_t pages,
+                          const char *file);
 void fill_record_done(struct fill_record *r);
 /* The record as text, and back: our own line format, one line per item ("fill ...", "size ...",
- * "target ...", "reserve ...", "summary ...", "next_boot ..."; control characters in the texts
+ * "target ...", "reserve ...", "claim ...", "summary ...", "next_boot ..."; control characters in the texts
  * written as \\ooo) and a last line "end". Parsing is strict: -EBADMSG on anything else, and on
  * a record cut short (a writer that died on a file system that keeps half-written files). */
 int fill_record_write(FILE *f, const struct fill_record *r);

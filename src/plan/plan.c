@@ -198,6 +198,13 @@ static int add_targets(const struct topology *t, const struct pool_spec *s, uint
         return r;
 }
 
+int plan_claim_pages(const struct topology *t, const struct claim_spec *cl, uint64_t *ret_pages, bool *ret_named,
+                     struct error *e) {
+        struct pool_spec spec = claim_as_pool(cl);
+
+        return add_targets(t, &spec, ret_pages, ret_named, e);
+}
+
 /* The pool of @page_size: its [Pool] @s (NULL: none, a target of 0) plus the claims on it, per
  * node; the nodes it has are those @s or a claim names. */
 static int plan_pool(const struct topology *t, const struct pool_counts *counts, const struct config *c,
@@ -254,21 +261,15 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         r = s != &view ? add_targets(t, s, totals, named, e) : 0;
         /* a pool's target per node: its [Pool] amount plus the sum of the claims on it */
         for (size_t i = 0; r >= 0 && i < c->n_claims; i++)
-                if (c->claims[i].page_size == page_size) {
-                        struct pool_spec cs = claim_as_pool(&c->claims[i]);
-
-                        r = add_targets(t, &cs, totals, named, e);
-                }
+                if (c->claims[i].page_size == page_size)
+                        r = plan_claim_pages(t, &c->claims[i], totals, named, e);
         if (r < 0)
                 return r;
         /* what the claims given back held, on the nodes this machine still has (their pools are
          * planned, to give those pages back) */
         for (size_t i = 0; i < c->n_gone; i++)
-                if (c->gone[i].page_size == page_size) {
-                        struct pool_spec gs = claim_as_pool(&c->gone[i]);
-
-                        (void) add_targets(t, &gs, gone, named, &(struct error) {});
-                }
+                if (c->gone[i].page_size == page_size)
+                        (void) plan_claim_pages(t, &c->gone[i], gone, named, &(struct error) {});
         for (size_t i = 0; i < t->n_nodes; i++)
                 if (named[i])
                         add_node(p, t, i, totals[i]);

@@ -18,6 +18,7 @@
 #include "service/control.h"
 #include "service/hostlock.h"
 #include "service/job.h"
+#include "service/metrics_out.h"
 #include "service/privilege.h"
 #include "settings/parse.h"
 #include "util/beneath.h"
@@ -259,6 +260,7 @@ static int load_checked(const struct claim_cmd *c, int rootfd, struct config *re
 /* The fill of the whole configuration's pools, by this process. The reservations are left to
  * the service and --once (their owners and mounts are theirs). */
 static int fill_here(const struct claim_cmd *c, int rootfd, struct config *config, struct stop *stop) {
+        struct fill_record record = {};
         char task[128];
         struct job j = {
                 .rootfd = rootfd,
@@ -267,6 +269,7 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
                 .task = task,
                 .lock_held = true,
                 .report = stdout,
+                .record = &record,
         };
         int ret;
 
@@ -275,6 +278,10 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
         ret = job_run(&j, config);
         if (ret == EXIT_SHORT)
                 log_error("claim %s: short of pages: %s", c->name, j.summary);
+        /* the record `hpfilld status` shows, with the claims, and MetricsFile=, as a fill's */
+        if (ret != EXIT_USAGE)
+                metrics_after_fill(rootfd, &record, ret, j.summary, j.advice_cmdline, config->metrics_file);
+        fill_record_done(&record);
         return ret;
 }
 

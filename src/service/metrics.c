@@ -131,6 +131,20 @@ static void format_fill(FILE *f, const struct fill_record *r) {
                 format_fill_sizes(f, r);
 }
 
+static void format_claims(FILE *f, const struct metrics_claim *c, size_t n) {
+        header(f, "hpfilld_claim_pages", "gauge",
+               "Pages a claim adds to the target of the pool on the node, in the last fill's plan");
+        for (size_t i = 0; i < n; i++) {
+                char size[32];
+
+                fputs("hpfilld_claim_pages{claim=\"", f);
+                put_label_value(f, c[i].name);
+                fprintf(f, "\",size=\"%s\",node=\"%u\",file=\"", page_size_name(c[i].page_size, size), c[i].node);
+                put_label_value(f, c[i].file);
+                fprintf(f, "\"} %" PRIu64 "\n", c[i].pages);
+        }
+}
+
 static void format_reserves(FILE *f, const struct metrics_reserve *rs, size_t n) {
         char size[32];
 
@@ -192,6 +206,8 @@ int metrics_format(FILE *f, const struct metrics *m) {
                 format_fill(f, m->fill);
         if (m->n_reserves > 0)
                 format_reserves(f, m->reserves, m->n_reserves);
+        if (m->fill && m->fill->valid && m->fill->n_claims > 0)
+                format_claims(f, m->fill->claims, m->fill->n_claims);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -244,7 +260,24 @@ int fill_record_add_reserve(struct fill_record *r, const char *name, uint64_t pa
         return 0;
 }
 
+int fill_record_add_claim(struct fill_record *r, const char *name, uint64_t page_size, unsigned node, uint64_t pages,
+                          const char *file) {
+        struct metrics_claim *c;
+
+        if (strlen(name) >= sizeof(c->name) || strlen(file) >= sizeof(c->file) || !*name || !*file ||
+            strchr(name, ' ') || has_controls(name) || has_controls(file))
+                return -EINVAL;
+        c = GROW(r->claims, r->n_claims);
+        if (!c)
+                return -ENOMEM;
+        *c = (struct metrics_claim) { .page_size = page_size, .node = node, .pages = pages };
+        strcpy(c->name, name);
+        strcpy(c->file, file);
+        return 0;
+}
+
 void fill_record_done(struct fill_record *r) {
+        free(r->claims);
         free(r->sizes);
         free(r->targets);
         free(r->reserves);
@@ -291,6 +324,9 @@ int fill_record_write(FILE *f, const struct fill_record *r) {
                 fprintf(f, "reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s %s\n", r->reserves[i].name,
                         r->reserves[i].page_size, r->reserves[i].pages, r->reserves[i].target, r->reserves[i].state,
                         *r->reserves[i].nodes ? r->reserves[i].nodes : "-", r->reserves[i].path);
+        for (size_t i = 0; i < r->n_claims; i++)
+                fprintf(f, "claim %s %" PRIu64 " %u %" PRIu64 " %s\n", r->claims[i].name, r->claims[i].page_size,
+                        r->claims[i].node, r->claims[i].pages, r->claims[i].file);
         put_text_line(f, "summary", r->summary, sizeof(r->summary));
         put_text_line(f, "next_boot", r->next_boot, sizeof(r->next_boot));
         fputs("end\n", f);
@@ -327,6 +363,11 @@ static int parse_line(const char *line, struct fill_record *r, bool *end) {
         if (strcmp(line, "end") == 0) {
                 *end = true;
                 return 0;
+        }
+        /* FILE: the rest of the line */
+        if (sscanf(line, "claim %63s %" SCNu64 " %u %" SCNu64 " %n", name, &a, &u, &b, &n) == 4 && n > 0 && line[n]) {
+                k = fill_record_add_claim(r, name, a, u, b, line + n);
+                return k == -EINVAL ? -EBADMSG : k;
         }
         /* NODES: "0,1", or "-" for none named */
         if (sscanf(line, "reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c, &i,

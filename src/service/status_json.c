@@ -135,6 +135,24 @@ static void print_reserve(const struct reserve_found *r, const struct metrics_re
         json_end_object(w);
 }
 
+/* The claims of the last fill's plan, one object per claim and node. */
+static void print_claims(const struct status_data *d, struct json_writer *w) {
+        json_key(w, "claims");
+        json_begin_array(w);
+        for (size_t i = 0; d->rec.valid && i < d->rec.n_claims; i++) {
+                const struct metrics_claim *c = &d->rec.claims[i];
+
+                json_begin_object(w);
+                json_key(w, "name"), json_string(w, c->name);
+                json_key(w, "page_size"), json_u64(w, c->page_size);
+                json_key(w, "node"), json_u64(w, c->node);
+                json_key(w, "pages"), json_u64(w, c->pages);
+                json_key(w, "file"), json_string(w, c->file);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
 int status_print_json(const struct status_data *d, FILE *f) {
         struct json_writer w;
 
@@ -144,6 +162,7 @@ int status_print_json(const struct status_data *d, FILE *f) {
         print_pools(d, &w);
         print_journal(d, &w);
         print_last_fill(d, &w);
+        print_claims(d, &w);
         json_key(&w, "reservations");
         json_begin_array(&w);
         for (int i = 0; i < d->n_reserves; i++)

@@ -133,11 +133,30 @@ static void print_reserves(const struct status_data *d, FILE *f) {
         }
 }
 
+/* The claims of the last fill's plan: their pages per node, where each is said. */
+static void print_claims(const struct status_data *d, FILE *f) {
+        if (!d->rec.valid || d->rec.n_claims == 0) {
+                fprintf(f, "Claims: none\n");
+                return;
+        }
+        fprintf(f, "%-16s %-5s %-7s %8s %8s %s\n", "CLAIM", "SIZE", "NODE", "PAGES", "GiB", "FILE");
+        for (size_t i = 0; i < d->rec.n_claims; i++) {
+                const struct metrics_claim *c = &d->rec.claims[i];
+                char size[32], node[24];
+
+                (void) snprintf(node, sizeof(node), "node%u", c->node);
+                /* the record holds no control characters (fill_record_parse()) */
+                fprintf(f, "%-16s %-5s %-7s %8" PRIu64 " %8.2f %s\n", c->name, page_size_name(c->page_size, size), node,
+                        c->pages, gib(c->pages, c->page_size), c->file);
+        }
+}
+
 void status_print_text(const struct status_data *d, FILE *f) {
         print_pools(d, f);
         print_journal(d, f);
         if (*d->lock_holder)
                 fprintf(f, "The host lock is held by %s\n", d->lock_holder);
         print_last_fill(d, f);
+        print_claims(d, f);
         print_reserves(d, f);
 }

@@ -34,7 +34,7 @@ d=$m/run/hpfilld.conf.d
 
 fake_machine "$m" 2 4096 2048
 mkdir -p "$m/etc"
-printf '[Pool]\nPageSize=2M\nAmount=node0=10,node1=10\n' >"$m/etc/hpfilld.conf"
+printf '[Fill]\nMetricsFile=%s\n[Pool]\nPageSize=2M\nAmount=node0=10,node1=10\n' "$work/metrics.prom" >"$m/etc/hpfilld.conf"
 
 # a claim per node and one spread: each adds to the [Pool]'s target of its nodes
 run 0 claim vm1 --pool 2M:node0=64M,node1=32M
@@ -46,6 +46,24 @@ grep -qx 'Amount=node0=64M,node1=32M' "$d/50-claim-vm1.conf" || bad "the file: $
 ls -A "$d" | grep -q tmp && bad "a temp file left in $d: $(ls -A "$d")"
 run 0 claim vm2 --pool 2M:10
 pools 47 31
+# status, in every format, lists the claims of the last fill's plan: name, size, pages per
+# node, the file; the metrics file (MetricsFile=) as well
+run 0 status
+grep -Eq "^vm1 +2M +node0 +32 +0\.06 $m/run/hpfilld.conf.d/50-claim-vm1.conf\$" "$work/out" || bad "status: $(cat "$work/out")"
+grep -Eq "^vm2 +2M +node1 +5 " "$work/out" || bad "status: $(cat "$work/out")"
+run 0 status --json
+python3 - "$work/out" "$m" <<'PY' || bad "status --json: $(cat "$work/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["claims"]
+got = sorted((x["name"], x["page_size"], x["node"], x["pages"]) for x in c)
+assert got == [("vm1", 2 << 20, 0, 32), ("vm1", 2 << 20, 1, 16), ("vm2", 2 << 20, 0, 5), ("vm2", 2 << 20, 1, 5)], got
+assert c[0]["file"] == sys.argv[2] + "/run/hpfilld.conf.d/50-claim-vm1.conf", c[0]
+PY
+run 0 status --format=prometheus
+grep -qxF "hpfilld_claim_pages{claim=\"vm1\",size=\"2M\",node=\"1\",file=\"$m/run/hpfilld.conf.d/50-claim-vm1.conf\"} 16" \
+        "$work/out" || bad "prometheus: $(grep claim "$work/out")"
+grep -q '^hpfilld_claim_pages{claim="vm2",size="2M",node="0",' "$work/metrics.prom" ||
+        bad "MetricsFile=: $(grep claim "$work/metrics.prom")"
 # the same again: a no-op success; --check-config sees the claims as the daemon would
 run 0 claim vm2 --pool 2M:10
 pools 47 31
@@ -69,6 +87,8 @@ pools 22 12
 free 22 12
 run 0 unclaim vm2
 pools 20 10
+run 0 status
+grep -qx "Claims: none" "$work/out" || bad "status after the last unclaim: $(cat "$work/out")"
 
 # short: the kernel grants node1 at most 12 pages. Exit 3, the claim stays, stderr names it
 fake_grant "$m" 1 2048 12

@@ -45,6 +45,9 @@ static struct fill_record sample_record(void) {
         CHECK_EQ(fill_record_add_reserve(&r, "vm\"1", 2 * MB, 0, 64, MR_SHORT, "0,1", "/dev/hugepages/hpfilld/vm\"1"), 0);
         CHECK_EQ(fill_record_add_reserve(&r, "any", 2 * MB, 4, 4, MR_READY, "", "/dev/hugepages/hpfilld/any"), 0);
         CHECK(fill_record_add_reserve(&r, "bad", 2 * MB, 4, 4, MR_READY, "0 1", "/x") < 0);
+        CHECK_EQ(fill_record_add_claim(&r, "vm2", 2 * MB, 1, 32, "/run/hpfilld.conf.d/50-claim vm2.conf"), 0);
+        CHECK_EQ(fill_record_add_claim(&r, "vm\x1b", 2 * MB, 1, 32, "/x"), -EINVAL);
+        CHECK_EQ(fill_record_add_claim(&r, "vm3", 2 * MB, 1, 32, "/x\n"), -EINVAL);
         (void) snprintf(r.summary, sizeof(r.summary), "2M pool: 100/812 pages; reservation vm\"1:\nshort");
         (void) snprintf(r.next_boot, sizeof(r.next_boot), "hugepagesz=2M hugepages=1:300");
         return r;
@@ -86,6 +89,9 @@ TEST(test_format) {
         check_line(text, "hpfilld_reservation_target_pages{name=\"vm\\\"1\",size=\"2M\"} 64");
         check_line(text, "hpfilld_reservation_state{name=\"vm\\\"1\",state=\"short\"} 1");
         check_line(text, "hpfilld_reservation_state{name=\"vm\\\"1\",state=\"ready\"} 0");
+        check_line(text, "# TYPE hpfilld_claim_pages gauge");
+        check_line(text, "hpfilld_claim_pages{claim=\"vm2\",size=\"2M\",node=\"1\","
+                         "file=\"/run/hpfilld.conf.d/50-claim vm2.conf\"} 32");
         /* every HELP has its TYPE, and every line ends */
         CHECK(text[strlen(text) - 1] == '\n');
         free(text);
@@ -132,6 +138,12 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.reserves[0].state, MR_SHORT);
         CHECK(strcmp(back.reserves[0].nodes, "0,1") == 0);
         CHECK(strcmp(back.reserves[1].nodes, "") == 0);
+        CHECK_EQ(back.n_claims, 1);
+        CHECK(strcmp(back.claims[0].name, "vm2") == 0);
+        CHECK_EQ(back.claims[0].page_size, 2 * MB);
+        CHECK_EQ(back.claims[0].node, 1);
+        CHECK_EQ(back.claims[0].pages, 32);
+        CHECK(strcmp(back.claims[0].file, "/run/hpfilld.conf.d/50-claim vm2.conf") == 0);
         /* the texts on one line each, a newline in one as \\012 */
         CHECK(strcmp(back.summary, "2M pool: 100/812 pages; reservation vm\"1:\\012short") == 0);
         CHECK(strcmp(back.next_boot, "hugepagesz=2M hugepages=1:300") == 0);
