@@ -7,7 +7,9 @@
 #include <stddef.h>
 
 #define CONTROL_NAME "control"
-/* One request: the configuration files anew (claims given back shrink their pools), then a fill */
+/* One request: the configuration files anew (claims given back shrink their pools), then a fill.
+ * "apply NAME": the same, refused (status 2, nothing changed) where the configuration read has
+ * no claim NAME: a daemon whose command line leaves the files' claims out (--config, --pool). */
 #define CONTROL_APPLY "apply"
 /* The answer: "STATUS\n" (an exit status, hpfilld(8)), then what the daemon says of it */
 #define CONTROL_ANSWER_MAX 4096

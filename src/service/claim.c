@@ -345,7 +345,14 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
         status = load_checked(c, rootfd, &check, text != NULL);
         config_done(&check);
         if (status == EXIT_OK) {
-                r = control_request(sock, CONTROL_APPLY, &status, answer, sizeof(answer));
+                char request[128];
+
+                /* a claim made: the daemon refuses it where its configuration leaves it out */
+                if (text)
+                        (void) snprintf(request, sizeof(request), CONTROL_APPLY " %s", c->name);
+                else
+                        (void) snprintf(request, sizeof(request), CONTROL_APPLY);
+                r = control_request(sock, request, &status, answer, sizeof(answer));
                 if (r < 0) {
                         log_error_errno(r, "%s %s: the daemon did not answer: %m", c->unclaim ? "unclaim" : "claim",
                                         c->name);

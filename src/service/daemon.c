@@ -322,13 +322,18 @@ static void hotplug(struct daemon *d, bool timer) {
  * fill; a claim that is gone, or smaller, gives back what it held (claims_gone()). A bad one
  * changes nothing: the plan in use stays, and the unit's status names the error. Returns the
  * exit status, with the error or the fill's summary in @msg. */
-static int reload(struct daemon *d, char *msg, size_t size) {
+static int reload(struct daemon *d, const char *want_claim, char *msg, size_t size) {
         struct config fresh = CONFIG_INIT;
         struct error e = {};
         int r;
 
         (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
         r = d->load(d->rootfd, &fresh, d->userdata, &e);
+        /* a claim the files have that this daemon's configuration leaves out would be a success
+         * without its pages */
+        if (r >= 0 && want_claim && !claim_spec_find(fresh.claims, fresh.n_claims, want_claim, 0))
+                r = error_set(&e, -EINVAL, "claim %s: this daemon's configuration leaves the claims of the files "
+                              "out (--config or --pool on its command line)", want_claim);
         if (r >= 0) {
                 r = claims_gone(&d->config, &fresh);
                 if (r < 0)
@@ -358,7 +363,8 @@ static int reload(struct daemon *d, char *msg, size_t size) {
 
 /* A request on the control socket: answered when it is done (the client waits for that). */
 static void control(struct daemon *d) {
-        char req[64], msg[CONTROL_ANSWER_MAX - 8] = "";
+        char req[128], msg[CONTROL_ANSWER_MAX - 8] = "";
+        const char *claim;
         int fd, status;
 
         fd = control_accept(d->control_fd, req, sizeof(req));
@@ -368,12 +374,17 @@ static void control(struct daemon *d) {
                 log_warning_errno(fd, "A request on the control socket refused: %m");
                 return;
         }
-        if (strcmp(req, CONTROL_APPLY) != 0) {
+        if (strcmp(req, CONTROL_APPLY) == 0)
+                claim = NULL;
+        else if (strncmp(req, CONTROL_APPLY " ", strlen(CONTROL_APPLY) + 1) == 0 &&
+                 check_name(req + strlen(CONTROL_APPLY) + 1, "claim", &(struct error) {}) >= 0)
+                claim = req + strlen(CONTROL_APPLY) + 1;
+        else {
                 control_answer(fd, EXIT_USAGE, "unknown request");
                 return;
         }
         log_info("Applying the configuration files, as asked on the control socket");
-        status = reload(d, msg, sizeof(msg));
+        status = reload(d, claim, msg, sizeof(msg));
         control_answer(fd, status, msg);
 }
 
@@ -421,7 +432,7 @@ static int idle(struct daemon *d) {
                         }
                         char msg[CONTROL_ANSWER_MAX];
 
-                        (void) reload(d, msg, sizeof(msg));
+                        (void) reload(d, NULL, msg, sizeof(msg));
                 } else if (p[5].revents & POLLIN)
                         control(d);
                 if (stop_requested(&d->stop))

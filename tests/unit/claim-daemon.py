@@ -84,6 +84,23 @@ def main():
             fail("daemon exit status %d; stderr: %s" % (rc, err))
         if err.count("as asked on the control socket") < 3:
             fail("the daemon did not apply the claims itself: %s" % err)
+
+        # a daemon whose command line leaves the files' claims out (--config): a claim is
+        # refused (exit 2, its file gone), not a success without its pages
+        d = subprocess.Popen([hpfilld, "--root", root, "--config", root + "/etc/hpfilld.conf"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        notify.daemon = d
+        notify.until("READY=1")
+        rc, out = claim("claim", "vm5", "--pool", "2M:node0=2")
+        if rc != 2 or "leaves the claims of the files out" not in out:
+            fail("claim vm5 with a daemon of --config: exit %d: %s" % (rc, out))
+        if os.path.exists(claims + "50-claim-vm5.conf") or nr() != 4:
+            fail("a claim the daemon left out changed something: %d pages" % nr())
+        notify.until("READY=1")
+        notify.until("READY=1")
+        d.send_signal(signal.SIGTERM)
+        notify.until("STOPPING=1")
+        d.wait(timeout=LIMIT)
     finally:
         finish(d, notify, work)
     print("PASS")
