@@ -302,7 +302,15 @@ static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const ch
                 return EXIT_FAIL;
         }
         ret = load_checked(c, rootfd, &before, false);
-        if (ret != EXIT_OK)
+        /* unclaim of a claim whose file is bad (edited by hand): the file goes all the same, or
+         * no release hook could ever give it back; what it held is not known, nothing is given
+         * back, and the configuration without it must be good */
+        if (ret == EXIT_USAGE && c->unclaim) {
+                log_warning("unclaim %s: the configuration with %s is bad: removing it all the same; what it held "
+                            "stays in the pools", c->name, c->shown);
+                config_done(&before);
+                before = (struct config) CONFIG_INIT;
+        } else if (ret != EXIT_OK)
                 goto out;
         r = put_claim_file(dirfd, c->file, text);
         if (r < 0) {
@@ -389,6 +397,10 @@ static int claim_run(const struct claim_cmd *c) {
         _cleanup_(freep) char *text = NULL, *old_text = NULL;
         int r;
 
+        /* before anything others wrote is read: a fill's capabilities (none for pools) */
+        r = privilege_drop_for(COMMAND_FILL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
         rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", c->root), EXIT_USAGE;
@@ -423,9 +435,6 @@ static int claim_run(const struct claim_cmd *c) {
         }
         if (sock != -ENOENT)
                 log_warning_errno(sock, "Cannot reach the daemon's socket: %m; applying the claim here");
-        r = privilege_drop_for(COMMAND_FILL, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
         return said(c, apply_here(c, rootfd, dirfd, text, old_text));
 }
 

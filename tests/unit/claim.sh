@@ -143,6 +143,15 @@ chmod 0777 "$d"
 run 1 claim vm6 --pool 2M:2
 rmdir "$d"
 
+# a claim's file made bad by hand: unclaim removes it all the same (a release hook must be
+# able to), gives nothing back, and says so
+mkdir -p "$d"
+printf '[Claim]\nName=vm8\nPageSize=2M\nAmount=lots\n' >"$d/50-claim-vm8.conf"
+run 0 unclaim vm8
+[ -e "$d/50-claim-vm8.conf" ] && bad "unclaim left a bad claim's file"
+grep -q "removing it all the same" "$work/err" || bad "no word of the bad file: $(cat "$work/err")"
+pools 20 11
+
 # a one-off --once --pool run leaves the files' claims out: its pools are the plan. The
 # daemon's and --once's own runs add them.
 mkdir -p "$d"
