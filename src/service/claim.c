@@ -366,11 +366,12 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
                                         c->name);
                         return EXIT_FAIL;
                 }
-                if (*answer)
+                /* short: one line that names the claim and the pools short, for a hook's log */
+                if (status == EXIT_SHORT)
+                        log_error("claim %s: short of pages: %s", c->name, answer);
+                else if (*answer)
                         log_lines(status == EXIT_OK ? LOG_INFO : LOG_ERR, answer);
         }
-        if (status == EXIT_SHORT)
-                log_error("claim %s: short of pages (the claim stays): see the lines above", c->name);
         if (status == EXIT_USAGE) {
                 _cleanup_(closep) int again = -1;
 

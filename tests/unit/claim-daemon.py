@@ -76,13 +76,30 @@ def main():
             fail("unclaim left the file")
         notify.until("READY=1")
 
+        # short: the fake kernel grants 6 pages at most. Exit 3, one line naming the claim and the
+        # pool, the claim kept
+        write(pool + "nr_hugepages.fake-max", "6\n")
+        rc, out = claim("claim", "big", "--pool", "2M:node0=8")
+        if rc != 3 or "claim big: short of pages: 2M pool: 6/12 pages" not in out:
+            fail("claim big (short): exit %d: %s" % (rc, out))
+        if not os.path.exists(claims + "50-claim-big.conf") or nr() != 6:
+            fail("a short claim: its file gone, or %d pages" % nr())
+        notify.until("READY=1")
+        os.unlink(pool + "nr_hugepages.fake-max")
+        with open(pool + "free_hugepages", "w") as f:
+            f.write("6\n")
+        rc, out = claim("unclaim", "big")
+        if rc != 0 or nr() != 4:
+            fail("unclaim big: exit %d, %d pages: %s" % (rc, nr(), out))
+        notify.until("READY=1")
+
         d.send_signal(signal.SIGTERM)
         notify.until("STOPPING=1")
         rc = d.wait(timeout=LIMIT)
         err = d.stderr.read()
         if rc != 0:
             fail("daemon exit status %d; stderr: %s" % (rc, err))
-        if err.count("as asked on the control socket") < 3:
+        if err.count("as asked on the control socket") < 5:
             fail("the daemon did not apply the claims itself: %s" % err)
 
         # a daemon whose command line leaves the files' claims out (--config): a claim is
