@@ -341,6 +341,7 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
                         const char *old_text) {
         struct config check = CONFIG_INIT;
         char answer[CONTROL_ANSWER_MAX];
+        bool asked = false;
         int r, status;
 
         r = put_claim_file(dirfd, c->file, text);
@@ -361,6 +362,7 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
                 else
                         (void) snprintf(request, sizeof(request), CONTROL_APPLY);
                 r = control_request(sock, request, &status, answer, sizeof(answer));
+                asked = true;
                 if (r < 0) {
                         log_error_errno(r, "%s %s: the daemon did not answer: %m", c->unclaim ? "unclaim" : "claim",
                                         c->name);
@@ -378,7 +380,8 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
                 r = put_claim_file(dirfd, c->file, old_text);
                 if (r < 0)
                         return log_error_errno(r, "Cannot put %s back as it was: %m", c->shown), EXIT_FAIL;
-                again = control_connect(rootfd);
+                /* the daemon took the new files before its plan refused them: the old ones again */
+                again = asked ? control_connect(rootfd) : -1;
                 if (again >= 0 && control_request(again, CONTROL_APPLY, &r, answer, sizeof(answer)) < 0)
                         log_warning("The daemon did not answer the configuration put back");
         }
