@@ -10,8 +10,6 @@ OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 [ -n "${IN_OWN_MOUNT_NS:-}" ] || { echo "SKIP: no mount namespace of its own (unshare)"; exit 77; }
 
-nodes=$(mem_nodes)
-first=$(echo $nodes | cut -d' ' -f1)
 for f in /etc/hpfilld.conf /etc/hpfilld.conf.d /usr/lib/hpfilld.conf.d; do
         [ -e "$f" ] && { echo "SKIP: $f on this host would be part of every claim's configuration"; exit 77; }
 done

@@ -3,125 +3,103 @@
 """hpfilld claim and unclaim through the running daemon, on a fake tree under --root: the
 command asks the daemon on its control socket (run/hpfilld/control) and returns when the
 daemon's fill is done, so the pool holds the claim's pages the moment it returns; unclaim gives
-them back; a bad claim is refused (exit 2), its file gone, the daemon's plan unchanged. Waits on
-the daemon's own messages and on the command's exit, never on the clock."""
+them back; a bad claim is refused (exit 2), its file gone, the daemon's plan unchanged; a short
+one is exit 3 with one line naming it; a daemon that reads no claims (--config) refuses them.
+Waits on the daemon's own messages and on the command's exit, never on the clock."""
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import LIMIT, Notify, fail, finish, tree, write  # noqa: E402
+from daemonlib import LIMIT, fail, run, start, stop, write  # noqa: E402
 
 
-def main():
-    hpfilld = os.environ["HPFILLD"]
-    work = tempfile.mkdtemp(prefix="hpfilld-claim-")
-    root = work + "/root"
-    tree(root)
+def test(hpfilld, work, root, notify):
     write(root + "/etc/hpfilld.conf", "[Pool]\nPageSize=2M\nAmount=node0=4\n")
     pool = root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
     claims = root + "/run/hpfilld.conf.d/"
-    notify = Notify(work + "/notify")
-    d = None
 
     def nr():
         with open(pool + "nr_hugepages") as f:
             return int(f.read())
 
+    def free(n):
+        with open(pool + "free_hugepages", "w") as f:
+            f.write("%d\n" % n)
+
     def claim(*args):
         p = subprocess.run([hpfilld, *args, "--root", root, "-v"], capture_output=True, text=True, timeout=LIMIT)
         return p.returncode, p.stdout + p.stderr
 
-    try:
-        env = dict(os.environ, NOTIFY_SOCKET=work + "/notify")
-        d = subprocess.Popen([hpfilld, "--root", root], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
-        notify.daemon = d
-        notify.until("READY=1")
-        if nr() != 4:
-            fail("the daemon's first fill: %d pages" % nr())
+    d = start(notify, [hpfilld, "--root", root])
+    notify.until("READY=1")
+    if nr() != 4:
+        fail("the daemon's first fill: %d pages" % nr())
 
-        rc, out = claim("claim", "vm1", "--pool", "2M:node0=16M")
-        if rc != 0 or "through the daemon" not in out:
-            fail("claim vm1: exit %d: %s" % (rc, out))
-        # the answer came when the fill was done: the pages are there now
-        if nr() != 12:
-            fail("after claim vm1 returned: %d pages, expected 4 + 8" % nr())
-        notify.until("READY=1")  # the daemon's reload, as the claim asked for it
+    rc, out = claim("claim", "vm1", "--pool", "2M:node0=16M")
+    if rc != 0 or "through the daemon" not in out:
+        fail("claim vm1: exit %d: %s" % (rc, out))
+    # the answer came when the fill was done: the pages are there now
+    if nr() != 12:
+        fail("after claim vm1 returned: %d pages, expected 4 + 8" % nr())
+    # each request's reload read (a service manager reads them; the daemon waits for it when
+    # its queue is full)
+    notify.until("READY=1")
 
-        # a bad claim: refused by the daemon's plan, the file put back (none), the pool as it was
-        rc, out = claim("claim", "vm2", "--pool", "2M:node7=2")
-        if rc != 2 or "node7 does not exist" not in out or "claim vm2: refused" not in out:
-            fail("claim vm2 (node7): exit %d: %s" % (rc, out))
-        if os.path.exists(claims + "50-claim-vm2.conf"):
-            fail("a refused claim left its file")
-        if nr() != 12:
-            fail("after a refused claim: %d pages" % nr())
-        # the messages of both reloads read (the refused one, the one of the files put back):
-        # a service manager reads them, and the daemon waits for it when its queue is full
-        notify.until("READY=1")
-        notify.until("READY=1")
+    # a bad claim: refused by the daemon's plan, the file put back (none), the pool as it was
+    rc, out = claim("claim", "vm2", "--pool", "2M:node7=2")
+    if rc != 2 or "node7 does not exist" not in out or "claim vm2: refused" not in out:
+        fail("claim vm2 (node7): exit %d: %s" % (rc, out))
+    if os.path.exists(claims + "50-claim-vm2.conf"):
+        fail("a refused claim left its file")
+    if nr() != 12:
+        fail("after a refused claim: %d pages" % nr())
+    notify.until("READY=1")  # the refused one
+    notify.until("READY=1")  # the files put back
 
-        # unclaim: the daemon gives back what vm1 held (the fake kernel's pages are all free)
-        with open(pool + "free_hugepages", "w") as f:
-            f.write("12\n")
-        rc, out = claim("unclaim", "vm1")
-        if rc != 0:
-            fail("unclaim vm1: exit %d: %s" % (rc, out))
-        if nr() != 4:
-            fail("after unclaim vm1: %d pages, expected the [Pool]'s 4" % nr())
-        if os.path.exists(claims + "50-claim-vm1.conf"):
-            fail("unclaim left the file")
-        notify.until("READY=1")
+    # unclaim: the daemon gives back what vm1 held (the fake kernel's pages are all free)
+    free(12)
+    rc, out = claim("unclaim", "vm1")
+    if rc != 0:
+        fail("unclaim vm1: exit %d: %s" % (rc, out))
+    if nr() != 4:
+        fail("after unclaim vm1: %d pages, expected the [Pool]'s 4" % nr())
+    if os.path.exists(claims + "50-claim-vm1.conf"):
+        fail("unclaim left the file")
+    notify.until("READY=1")
 
-        # short: the fake kernel grants 6 pages at most. Exit 3, one line naming the claim and the
-        # pool, the claim kept
-        write(pool + "nr_hugepages.fake-max", "6\n")
-        rc, out = claim("claim", "big", "--pool", "2M:node0=8")
-        if rc != 3 or "claim big: short of pages: 2M pool: 6/12 pages" not in out:
-            fail("claim big (short): exit %d: %s" % (rc, out))
-        if not os.path.exists(claims + "50-claim-big.conf") or nr() != 6:
-            fail("a short claim: its file gone, or %d pages" % nr())
-        notify.until("READY=1")
-        os.unlink(pool + "nr_hugepages.fake-max")
-        with open(pool + "free_hugepages", "w") as f:
-            f.write("6\n")
-        rc, out = claim("unclaim", "big")
-        if rc != 0 or nr() != 4:
-            fail("unclaim big: exit %d, %d pages: %s" % (rc, nr(), out))
-        notify.until("READY=1")
+    # short: the fake kernel grants 6 pages at most. Exit 3, one line naming the claim and the
+    # pool, the claim kept
+    write(pool + "nr_hugepages.fake-max", "6\n")
+    rc, out = claim("claim", "big", "--pool", "2M:node0=8")
+    if rc != 3 or "claim big: short of pages: 2M pool: 6/12 pages" not in out:
+        fail("claim big (short): exit %d: %s" % (rc, out))
+    if not os.path.exists(claims + "50-claim-big.conf") or nr() != 6:
+        fail("a short claim: its file gone, or %d pages" % nr())
+    notify.until("READY=1")
+    os.unlink(pool + "nr_hugepages.fake-max")
+    free(6)
+    rc, out = claim("unclaim", "big")
+    if rc != 0 or nr() != 4:
+        fail("unclaim big: exit %d, %d pages: %s" % (rc, nr(), out))
+    notify.until("READY=1")
+    err = stop(d, notify)
+    if err.count("as asked on the control socket") != 6:
+        fail("the daemon did not apply the 6 requests itself: %s" % err)
 
-        d.send_signal(signal.SIGTERM)
-        notify.until("STOPPING=1")
-        rc = d.wait(timeout=LIMIT)
-        err = d.stderr.read()
-        if rc != 0:
-            fail("daemon exit status %d; stderr: %s" % (rc, err))
-        if err.count("as asked on the control socket") < 5:
-            fail("the daemon did not apply the claims itself: %s" % err)
-
-        # a daemon whose command line leaves the files' claims out (--config): a claim is
-        # refused (exit 2, its file gone), not a success without its pages
-        d = subprocess.Popen([hpfilld, "--root", root, "--config", root + "/etc/hpfilld.conf"], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        notify.daemon = d
-        notify.until("READY=1")
-        rc, out = claim("claim", "vm5", "--pool", "2M:node0=2")
-        if rc != 2 or "leaves the claims of the files out" not in out:
-            fail("claim vm5 with a daemon of --config: exit %d: %s" % (rc, out))
-        if os.path.exists(claims + "50-claim-vm5.conf") or nr() != 4:
-            fail("a claim the daemon left out changed something: %d pages" % nr())
-        notify.until("READY=1")
-        notify.until("READY=1")
-        d.send_signal(signal.SIGTERM)
-        notify.until("STOPPING=1")
-        d.wait(timeout=LIMIT)
-    finally:
-        finish(d, notify, work)
-    print("PASS")
+    # a daemon whose command line leaves the files' claims out (--config): a claim is refused
+    # (exit 2, its file gone), not a success without its pages
+    d = start(notify, [hpfilld, "--root", root, "--config", root + "/etc/hpfilld.conf"])
+    notify.until("READY=1")
+    rc, out = claim("claim", "vm5", "--pool", "2M:node0=2")
+    if rc != 2 or "leaves the claims of the files out" not in out:
+        fail("claim vm5 with a daemon of --config: exit %d: %s" % (rc, out))
+    if os.path.exists(claims + "50-claim-vm5.conf") or nr() != 4:
+        fail("a claim the daemon left out changed something: %d pages" % nr())
+    notify.until("READY=1")
+    notify.until("READY=1")
+    stop(d, notify)
 
 
 if __name__ == "__main__":
-    main()
+    run(test, os.environ["HPFILLD"], "hpfilld-claim-")
