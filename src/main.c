@@ -63,7 +63,9 @@ static void help(void) {
                "       hpfilld --release NAME...\n"
                "       hpfilld status [--json|--format=text|json|prometheus]\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
-               "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
+               "Fill the kernel's huge page pools, per NUMA node, fast.\n"
+               "With any --pool or --reserve, those are the plan of the run: the configuration's\n"
+               "[Pool] and [Reserve] sections are not used (its [Fill] settings are).\n\n"
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
                "     --once                 Fill once, report and exit\n"
@@ -385,13 +387,17 @@ static int release(int rootfd, const struct options *o) {
 }
 
 /* The command line's layer on top of @c: its settings, and its pools and reservations, which
- * replace all of @c's when there are any. */
+ * make the plan of the run when there are any: every pool and reservation of @c is dropped, so
+ * a one-off `--pool 2M:512` is not stopped by a [Reserve] of /etc (nor fills its [Pool]s). */
 static int apply_cli(const struct config *cli, struct config *c) {
         int r;
 
         config_merge_settings(c, cli);
-        if (cli->n_pools > 0)
-                config_drop_pools(c);
+        if (cli->n_pools == 0 && cli->n_reserves == 0)
+                return 0;
+        config_drop_pools(c);
+        config_drop_reserves(c);
+        c->plan_from_cli = true;
         for (size_t i = 0; i < cli->n_pools; i++) {
                 struct pool_spec spec = cli->pools[i];
 
@@ -401,16 +407,14 @@ static int apply_cli(const struct config *cli, struct config *c) {
                 if (r < 0)
                         return r;
         }
-        if (cli->n_reserves > 0)
-                config_drop_reserves(c);
         for (size_t i = 0; i < cli->n_reserves; i++)
                 if (config_put_reserve(c, &cli->reserves[i]) < 0)
                         return -ENOMEM;
         return 0;
 }
 
-/* Configuration files, then the kernel command line, then the command line on top: --pool
- * replaces every [Pool]. Once at the start (run()), again on every reload of the daemon. */
+/* Configuration files, then the kernel command line, then the command line on top: --pool and
+ * --reserve replace every [Pool] and [Reserve]. Once at the start (run()), again on every reload of the daemon. */
 static int load_config(int rootfd, struct config *c, void *userdata, struct error *e) {
         const struct options *o = userdata;
         _cleanup_(freep) char *cmdline = NULL;
@@ -474,6 +478,10 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
         return buf;
 }
 
+/* The first line of a report whose plan is the command line's */
+#define PLAN_FROM_CLI \
+        "Plan from the command line (--pool, --reserve): the configuration's pools and reservations are not used"
+
 /* --once, --dry-run and --check-config: one job, then the record of it. */
 static int run_once(const struct options *o, int rootfd, const struct config *config, struct stop *stop) {
         struct fill_record record = {};
@@ -487,6 +495,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .lock_timeout_s = o->lock_timeout_s,
                 .report = o->check_config ? NULL : stdout,
                 .record = &record,
+                .plan_from_cli = config->plan_from_cli,
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         _cleanup_(fclosep) FILE *members = NULL;
@@ -505,6 +514,12 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 j.report = NULL;
         }
 
+        if (config->plan_from_cli && !j.json) {
+                if (j.report && log_get_max_level() >= LOG_INFO)
+                        fprintf(j.report, "%s\n", PLAN_FROM_CLI);
+                else
+                        log_info("%s", PLAN_FROM_CLI);
+        }
         /* a person at a terminal sees the pools grow; logs, the journal and an initramfs do not */
         if (!j.dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
                 j.progress = tty_progress_update;
@@ -575,7 +590,7 @@ static int run(const struct options *o, struct stop *stop) {
         if (config.n_pools == 0 && config.n_reserves == 0 && (o->once || o->dry_run || o->check_config)) {
                 log_info("No pools configured in %s, nothing to do", config_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
-                if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) {}) < 0)
+                if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) { .plan_from_cli = config.plan_from_cli }) < 0)
                         ret = EXIT_FAIL;
                 goto out;
         }
@@ -594,6 +609,8 @@ static int run(const struct options *o, struct stop *stop) {
                 goto out;
         }
         if (!o->once && !o->dry_run && !o->check_config) {
+                if (config.plan_from_cli)
+                        log_notice("%s", PLAN_FROM_CLI);
                 if (config.n_pools == 0 && config.n_reserves == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));

@@ -56,6 +56,7 @@ struct job {
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
          * nothing when it stopped before: a json_writer_init_members() writer */
         struct json_writer *json;
+        bool plan_from_cli; /* for the report: the plan is the command line's (config.plan_from_cli) */
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

@@ -31,6 +31,9 @@ struct config {
         struct reserve_spec *reserves;
         size_t n_reserves;
         unsigned n_sections; /* section headers of the files applied, repeats and all */
+        /* --pool or --reserve given: the command line's pools and reservations are the plan, the
+         * files' [Pool] and [Reserve] sections (and the kernel command line's pools) are not used */
+        bool plan_from_cli;
 };
 
 /* The daemon's MetricsFile= follows the pools this often by default (MetricsInterval=) */

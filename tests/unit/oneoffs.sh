@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The admin's one-offs on a fake machine (fake-tree.sh, the fake kernel preloaded): pools and
+# reservations on the command line are the plan of the run (the files' [Pool] and [Reserve]
+# sections are not used, their [Fill] settings are; the report says so), and --reserve's
+# owner, group and mode. tests/root/oneoffs.sh runs them on the real kernel.
+set -eu
+: "${HPFILLD:?}" "${SOURCE_ROOT:?}"
+. "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+need_fake_kernel
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# run WANT_RC ARG...: hpfilld on the fake machine $work/m, its output in $work/out and $work/err
+run() {
+        want=$1
+        shift
+        rc=0
+        "$HPFILLD" "$@" --root "$work/m" >"$work/out" 2>"$work/err" || rc=$?
+        [ "$rc" = "$want" ] || bad "hpfilld $*: exit $rc, expected $want: $(cat "$work/out" "$work/err")"
+}
+has() { grep -qxF -- "$2" "$1" || bad "no '$2' in $1: $(cat "$1")"; }
+node_nr() { cat "$work/m/sys/devices/system/node/node$1/hugepages/hugepages-$2kB/nr_hugepages"; }
+set_nr() {
+        for f in "$work/m/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages" \
+                "$work/m/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages" \
+                "$work/m/sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages" \
+                "$work/m/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"; do
+                echo "$1" >"$f"
+        done
+}
+cli_line="Plan from the command line (--pool, --reserve): the configuration's pools and reservations are not used"
+
+fake_machine "$work/m" 1 4096
+mkdir -p "$work/m/etc"
+# the files' [Reserve] (which a fake tree cannot make: no MADV_POPULATE_WRITE under --root) and
+# [Pool] are not the plan of a one-off with --pool; its [Fill] Shrink=yes still applies
+printf '[Fill]\nShrink=yes\n[Pool]\nPageSize=2M\nAmount=100\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=10\n' \
+        >"$work/m/etc/hpfilld.conf"
+run 2 --once
+grep -q "etc/hpfilld.conf:[46]: reservations need MADV_POPULATE_WRITE" "$work/err" ||
+        bad "the configuration's [Reserve] was not planned without --pool: $(cat "$work/err")"
+set_nr 600
+run 0 --once --pool 2M:512
+[ "$(node_nr 0 2048)" = 512 ] || bad "--pool 2M:512 with the file's Shrink=yes left $(node_nr 0 2048) pages, not 512"
+has "$work/out" "$cli_line"
+grep -q "vm1" "$work/out" "$work/err" && bad "the file's reservation vm1 was planned: $(cat "$work/out" "$work/err")"
+echo "ok: --once --pool 2M:512 leaves the file's [Pool] and [Reserve] out, keeps its Shrink=yes"
+run 0 --once --dry-run --json --pool 2M:512
+grep -q '"plan_source": "command line"' "$work/out" || bad "--dry-run --json: no plan_source command line: $(cat "$work/out")"
+run 0 --once --json --pool 2M:512
+grep -q '"plan_source": "command line"' "$work/out" || bad "--once --json: no plan_source command line: $(cat "$work/out")"
+# without --pool: the configuration's plan, said so
+printf '[Pool]\nPageSize=2M\nAmount=100\n' >"$work/m/etc/hpfilld.conf"
+run 0 --once --dry-run --json
+grep -q '"plan_source": "configuration"' "$work/out" || bad "plan_source of the files' plan: $(cat "$work/out")"
+run 0 --once --dry-run
+grep -qF "$cli_line" "$work/out" && bad "the files' plan said to be the command line's: $(cat "$work/out")"
+# --reserve alone: the file's [Pool] is not the plan either (its pool is not planned)
+run 2 --once --dry-run --reserve db:2M:4
+grep -q "^hpfilld: --reserve db:2M:4: reservations need MADV_POPULATE_WRITE" "$work/err" ||
+        bad "--reserve alone: $(cat "$work/err")"
+grep -q "2M pool" "$work/out" && bad "--reserve alone planned the file's [Pool]: $(cat "$work/out")"
+echo "ok: --reserve alone leaves the file's [Pool] out"
+# the kernel command line's hpfilld.pool= replaces [Pool] only: the files' [Reserve] stays
+printf '[Pool]\nPageSize=2M\nAmount=100\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=10\n' >"$work/m/etc/hpfilld.conf"
+echo "hpfilld.pool=2M:50" >"$work/m/proc/cmdline"
+run 2 --once --dry-run
+grep -q "etc/hpfilld.conf:[46]: reservations need MADV_POPULATE_WRITE" "$work/err" ||
+        bad "hpfilld.pool= dropped the files' [Reserve]: $(cat "$work/err")"
+: >"$work/m/proc/cmdline"
+echo "ok: hpfilld.pool= keeps the files' [Reserve]"
+
+passed
