@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # bash completion for hpfilld(8): options, the status and bench verbs, the page sizes this
-# kernel offers, NUMA node names, reservation names for --release.
+# kernel offers, NUMA node names, reservation names for --release, --reserve's parts.
 # shellcheck shell=bash
 
 # _hpfilld_words: _hpfilld_w (the words up to the cursor, with bash's ':' and '=' splits joined
@@ -94,7 +94,27 @@ _hpfilld_values() {
                 fi
                 compopt -o nospace 2>/dev/null
                 ;;
-        -r | --reserve | --min | --size | --runs | --lock-timeout) return 1 ;;
+        -r | --reserve)
+                # NAME:SIZE:AMOUNT[@nodeN][,owner=USER,group=GROUP,mode=MODE,mount=PATH]
+                last=${cur##*,}
+                if [[ $cur == *,* ]]; then
+                        case $last in
+                        owner=*) COMPREPLY=($(compgen -P "${cur%"$last"}owner=" -u -- "${last#owner=}")) ;;
+                        group=*) COMPREPLY=($(compgen -P "${cur%"$last"}group=" -g -- "${last#group=}")) ;;
+                        *=*) return 1 ;;
+                        *) COMPREPLY=($(compgen -P "${cur%"$last"}" -S = -W "owner group mode mount" -- "$last")) ;;
+                        esac
+                elif [[ $cur == *:*:*@* ]]; then
+                        last=${cur##*@}
+                        COMPREPLY=($(compgen -P "${cur%"$last"}" -W "$(_hpfilld_nodes "$root")" -- "$last"))
+                elif [[ $cur == *:* && $cur != *:*:* ]]; then
+                        COMPREPLY=($(compgen -P "${cur%%:*}:" -S : -W "$(_hpfilld_sizes "$root")" -- "${cur#*:}"))
+                else
+                        return 1
+                fi
+                compopt -o nospace 2>/dev/null
+                ;;
+        --min | --size | --runs | --lock-timeout) return 1 ;;
         *) return 2 ;;
         esac
         return 0

@@ -70,4 +70,20 @@ grep -q "etc/hpfilld.conf:[46]: reservations need MADV_POPULATE_WRITE" "$work/er
 : >"$work/m/proc/cmdline"
 echo "ok: hpfilld.pool= keeps the files' [Reserve]"
 
+# --help says it, and shows --reserve's owner, group and mode
+"$HPFILLD" --help >"$work/help"
+grep -q "^With any --pool or --reserve, those are the plan of the run: the configuration's$" "$work/help" ||
+        bad "--help does not say that --pool and --reserve make the plan"
+grep -qF -- "--reserve NAME:SIZE:AMOUNT[@nodeN][,owner=USER,group=GROUP,mode=MODE,mount=PATH]" "$work/help" ||
+        bad "--help does not show --reserve's owner, group and mode"
+# a bad attribute of --reserve: exit 2 before anything is planned or written, naming it
+set_nr 7
+run 2 --once --pool 2M:20 --reserve 'vm1:2M:4,owner=nobody,mode=0999'
+grep -qxF "hpfilld: --reserve 'vm1:2M:4,owner=nobody,mode=0999': mode=0999: must be an octal file mode such as 0640" "$work/err" ||
+        bad "a bad mode= of --reserve: $(cat "$work/err")"
+[ "$(node_nr 0 2048)" = 7 ] || bad "a bad --reserve changed the pool to $(node_nr 0 2048)"
+run 2 --once --reserve 'vm1:2M:4,grop=kvm'
+grep -qF "unknown key 'grop'; did you mean 'group'?" "$work/err" || bad "a mistyped key of --reserve: $(cat "$work/err")"
+echo "ok: --reserve's owner=, group=, mode=, mount= checked before anything is written"
+
 passed
