@@ -144,7 +144,7 @@ _hpfilld() {
                         bench) words="--page-size --size --runs --json --lock-timeout --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
-                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only
+                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only --create-mounts
                                        --root --log-target --lock-timeout --metrics-file --verbose --quiet"
                                 [ "$_hpfilld_cw" = 1 ] && words="status bench $words"
                                 ;;

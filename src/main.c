@@ -33,6 +33,8 @@
 #include "fill/fill.h"
 #include "kernel/host.h"
 #include "kernel/kernel_features.h"
+#include "kernel/mount_create.h"
+#include "kernel/mounts.h"
 #include "util/log.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
@@ -83,6 +85,7 @@ static void help(void) {
                "                            vm1:2M:2G,owner=libvirt-qemu,group=kvm,mode=0660\n"
                "     --release NAME...      Remove the reservations named (on its own)\n"
                "     --pools-only           Fill the pools, leave the reservations to a later fill\n"
+               "     --create-mounts        Mount hugetlbfs for a reservation's page size that has none\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --json                 With --once or --dry-run: the report or the plan as JSON\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
@@ -497,6 +500,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .report = o->check_config ? NULL : stdout,
                 .record = &record,
                 .plan_from_cli = config->plan_from_cli,
+                .create_mounts = config->create_mounts,
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         _cleanup_(fclosep) FILE *members = NULL;
@@ -558,6 +562,30 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         return ret;
 }
 
+/* CreateMounts=, --create-mounts: a hugetlbfs mount for each page size of a reservation that
+ * has none and names no Mount=, made while the capabilities are held (at the start: a reload
+ * has none left to mount with). It stays mounted, as hugeadm --create-mounts leaves its own. */
+static void create_mounts(int rootfd, bool host, const struct config *c) {
+        for (size_t i = 0; i < c->n_reserves; i++) {
+                const struct reserve_spec *rs = &c->reserves[i];
+                char dir[PATH_MAX], name[32];
+                struct error e = {};
+
+                /* the mount table itself: libhugetlbfs, loaded now, would keep what it saw */
+                if (*rs->mount || hugetlbfs_mount_for(rootfd, false, rs->page_size, dir, sizeof(dir)) != -ENOENT)
+                        continue;
+                page_size_name(rs->page_size, name);
+                if (!host)
+                        log_warning("%s: no hugetlbfs mount for %s pages: --create-mounts mounts on the host's / only, "
+                                    "not under --root", rs->origin, name);
+                else if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)
+                        log_error("%s: CreateMounts=: %s", rs->origin, e.msg);
+                else
+                        log_notice("Mounted hugetlbfs for %s pages at %s (CreateMounts=, --create-mounts); it stays "
+                                   "mounted (umount %s removes it)", name, dir, dir);
+        }
+}
+
 /* Everything after the command line: returns the exit status. */
 static int run(const struct options *o, struct stop *stop) {
         _cleanup_(closep) int rootfd = -1;
@@ -595,6 +623,8 @@ static int run(const struct options *o, struct stop *stop) {
                         ret = EXIT_FAIL;
                 goto out;
         }
+        if (config.create_mounts && !o->dry_run && !o->check_config)
+                create_mounts(rootfd, strcmp(o->root, "/") == 0, &config);
         /* MOUNT/hpfilld claimed while the capabilities are held: another user's moved aside */
         for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
                 struct error moved = {};

@@ -16,6 +16,7 @@
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/number.h"
+#include "kernel/mount_create.h"
 #include "kernel/mounts.h"
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
@@ -117,11 +118,16 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                 }
                 rr->error = r;
                 page_size_name(p->reserves[i].pool.page_size, name);
-                if (r == -ENOENT)
+                if (r == -ENOENT) {
+                        char place[64];
+
+                        hugetlbfs_mount_place(p->reserves[i].pool.page_size, hugetlbfs_default_page_size(rootfd), place,
+                                              sizeof(place));
                         (void) snprintf(rr->error_what, sizeof(rr->error_what),
-                                        "no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
-                                        name, name);
-                else
+                                        "no hugetlbfs mount for %s pages (--create-mounts makes one, or: mkdir -p /%s; "
+                                        "mount -t hugetlbfs -o pagesize=%s none /%s)",
+                                        name, place, name, place);
+                } else
                         (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot read the mount table (/proc/self/mounts)");
                 missing++;
         }

@@ -35,4 +35,45 @@ expect_rc 0 "$HPFILLD" --once --config "$WORK/etc.conf" --reserve "vm1:2M:4@node
 [ "$(node_nr "$first" 2048)" -lt 40 ] || fail "--reserve alone filled the configuration's pool: $(node_nr "$first" 2048)"
 expect_rc 0 "$HPFILLD" --release vm1
 echo "ok: --reserve vm1:2M:4@node$first,owner=nobody,group=nogroup,mode=0640"
+
+# --create-mounts: no hugetlbfs mount in this namespace now, then one at the documented place of
+# the default page size, /dev/hugepages (its directory is systemd's on the host, kept there)
+
+umount "$MNT"
+EXTRA_CLEANUP="rm -rf /dev/hugepages/hpfilld; while mountpoint -q /dev/hugepages; do umount /dev/hugepages; done"
+[ "$(awk '$3 == "hugetlbfs"' /proc/self/mounts)" = "" ] || fail "a hugetlbfs mount is left: $(grep hugetlbfs /proc/self/mounts)"
+if [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" != 2048 ]; then
+        echo "SKIP: the default huge page size is not 2M (--create-mounts would make a directory in the host's /dev)"
+        exit 77
+fi
+[ -d /dev/hugepages ] || { echo "SKIP: no /dev/hugepages (systemd's) to mount on"; exit 77; }
+pool2m_set 0
+expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "no hugetlbfs mount for 2M pages \(--create-mounts makes one, or: mkdir -p /dev/hugepages; mount -t hugetlbfs -o pagesize=2M none /dev/hugepages\)"
+[ "$(pool2m_nr)" = 0 ] || fail "a run refused for its mount changed the pool"
+expect_rc 0 "$HPFILLD" --once --dry-run --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "no hugetlbfs mount for its pages yet: --create-mounts mounts one at /dev/hugepages"
+! mountpoint -q /dev/hugepages || fail "--dry-run --create-mounts mounted /dev/hugepages"
+expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "Mounted hugetlbfs for 2M pages at /dev/hugepages \(CreateMounts=, --create-mounts\); it stays mounted"
+line=$(awk '$2 == "/dev/hugepages"' /proc/self/mounts)
+case $line in
+"hugetlbfs /dev/hugepages hugetlbfs rw,nosuid,nodev,noexec,"*"pagesize=2M"*) ;;
+*) fail "the mount made: '$line'" ;;
+esac
+[ "$(stat -c '%a %U' /dev/hugepages)" = "755 root" ] || fail "the mount's root: $(stat -c '%a %U' /dev/hugepages)"
+[ -f /dev/hugepages/hpfilld/cm ] || fail "no reservation in the mount made"
+# again: the mount is there, none is made over it
+expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+[ "$(awk '$2 == "/dev/hugepages"' /proc/self/mounts | wc -l)" = 1 ] || fail "a second mount: $(grep hugepages /proc/self/mounts)"
+grep -q "Mounted hugetlbfs" "$WORK/err" && fail "mounted again: $(cat "$WORK/err")"
+expect_rc 0 "$HPFILLD" --release cm
+umount /dev/hugepages
+# never over a mount of another kind
+mount -t tmpfs -o size=1M,mode=0755 none /dev/hugepages
+expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "CreateMounts=: /dev/hugepages is a mount point already, not of hugetlbfs for 2M pages: left alone"
+[ "$(awk '$2 == "/dev/hugepages" { print $3 }' /proc/self/mounts)" = tmpfs ] || fail "the tmpfs was covered"
+umount /dev/hugepages
+echo "ok: --create-mounts mounts /dev/hugepages for 2M pages once, never over a mount, --dry-run only says so"
 echo PASS
