@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# bash completion for hpfilld(8): options, the status and bench verbs, the page sizes this
+# bash completion for hpfilld(8): options, the status, bench and give-back verbs, the page sizes this
 # kernel offers, NUMA node names, reservation names for --release, --reserve's parts.
 # shellcheck shell=bash
 
@@ -128,7 +128,7 @@ _hpfilld() {
         cur=${_hpfilld_w[_hpfilld_cw]}
         prev=${_hpfilld_w[_hpfilld_cw - 1]-}
         root=$(_hpfilld_root)
-        [[ ${_hpfilld_w[1]-} == @(status|bench) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
+        [[ ${_hpfilld_w[1]-} == @(status|bench|give-back) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
         COMPREPLY=()
 
         if [[ $cur == --*=* ]]; then
@@ -142,11 +142,12 @@ _hpfilld() {
                         case $verb in
                         status) words="--json --format --root --help" ;;
                         bench) words="--page-size --size --runs --json --lock-timeout --root --help" ;;
+                        give-back) words="--lock-timeout --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
                                        --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only --create-mounts
                                        --root --log-target --lock-timeout --metrics-file --verbose --quiet"
-                                [ "$_hpfilld_cw" = 1 ] && words="status bench $words"
+                                [ "$_hpfilld_cw" = 1 ] && words="status bench give-back $words"
                                 ;;
                         esac
                         COMPREPLY=($(compgen -W "$words" -- "$cur"))

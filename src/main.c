@@ -22,7 +22,10 @@
 #include "util/clock.h"
 #include "service/hostlock.h"
 #include "util/fileio.h"
+#include "service/give_back.h"
 #include "service/job.h"
+#include "service/ledger.h"
+#include "fill/rundir.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
 #include "service/privilege.h"
@@ -63,6 +66,7 @@ static void help(void) {
                "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
                "       hpfilld --check-config [OPTIONS...]\n"
                "       hpfilld --release NAME...\n"
+               "       hpfilld give-back               give back what hpfilld filled and reserved (not in use)\n"
                "       hpfilld status [--json|--format=text|json|prometheus]\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
                "Fill the kernel's huge page pools, per NUMA node, fast.\n"
@@ -111,7 +115,7 @@ static void version(void) {
 
 /* An argument where none is taken; @first: in the command's place, maybe a mistyped one. */
 static int unexpected_argument(const char *arg, bool first) {
-        static const char *const commands[] = { "status", "bench" };
+        static const char *const commands[] = { "status", "bench", "give-back" };
         const char *near = first ? name_closest(arg, commands, ELEMENTSOF(commands)) : NULL;
 
         if (near)
@@ -368,7 +372,7 @@ static int release(int rootfd, const struct options *o) {
         for (size_t i = 0; i < o->n_release; i++) {
                 char path[PATH_MAX];
                 struct error e = {};
-                int r = reserve_release(rootfd, o->release[i], path, sizeof(path), &e);
+                int r = reserve_release(rootfd, o->release[i], false, path, sizeof(path), &e);
 
                 if (r == -EPERM) {
                         log_error("Cannot release '%s': %s", o->release[i], e.msg);
@@ -488,6 +492,7 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
 
 /* --once, --dry-run and --check-config: one job, then the record of it. */
 static int run_once(const struct options *o, int rootfd, const struct config *config, struct stop *stop) {
+        _cleanup_(ledger_done) struct ledger ledger = {};
         struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
@@ -530,6 +535,17 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 j.progress = tty_progress_update;
                 j.progress_done = tty_progress_clear;
                 j.userdata = &progress;
+        }
+        /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
+        if (!j.dry_run) {
+                r = ledger_load_named(rootfd, LEDGER_ONCE_NAME, &ledger);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot read %s/" RUNDIR "/" LEDGER_ONCE_NAME
+                                             ": %m; hpfilld give-back gives back only what this fill adds",
+                                          shown_root());
+                if (r < 0)
+                        ledger = (struct ledger) { .name = LEDGER_ONCE_NAME };
+                j.ledger = &ledger;
         }
         ret = job_run(&j, config);
         if (j.json) {
@@ -663,6 +679,8 @@ int main(int argc, char *argv[]) {
                 return bench_main(argc - 1, argv + 1);
         if (argc > 1 && strcmp(argv[1], "status") == 0)
                 return status_main(argc - 1, argv + 1);
+        if (argc > 1 && strcmp(argv[1], "give-back") == 0)
+                return give_back_main(argc - 1, argv + 1);
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

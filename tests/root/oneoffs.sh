@@ -13,6 +13,14 @@ MNT="$WORK/huge"
 mkdir -p "$MNT"
 mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
 EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+for f in /run/hpfilld/ledger-once /run/hpfilld/ledger; do
+        [ ! -s "$f" ] || cp "$f" "$WORK/$(basename "$f").found"
+done
+# the ledgers as found are this host's (other fills of this boot): the test starts from none and
+# puts them back
+rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
+LEDGERS_BACK="rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger; for f in ledger-once ledger; do [ ! -f '$WORK'/\$f.found ] || cp '$WORK'/\$f.found /run/hpfilld/\$f; done"
+EXTRA_CLEANUP="$LEDGERS_BACK; $EXTRA_CLEANUP"
 pool2m_set 0
 
 # a configuration whose [Reserve] this kernel cannot make (a node it lacks) and whose [Pool] is
@@ -40,7 +48,7 @@ echo "ok: --reserve vm1:2M:4@node$first,owner=nobody,group=nogroup,mode=0640"
 # the default page size, /dev/hugepages (its directory is systemd's on the host, kept there)
 
 umount "$MNT"
-EXTRA_CLEANUP="rm -rf /dev/hugepages/hpfilld; while mountpoint -q /dev/hugepages; do umount /dev/hugepages; done"
+EXTRA_CLEANUP="$LEDGERS_BACK; rm -rf /dev/hugepages/hpfilld; while mountpoint -q /dev/hugepages; do umount /dev/hugepages; done"
 [ "$(awk '$3 == "hugetlbfs"' /proc/self/mounts)" = "" ] || fail "a hugetlbfs mount is left: $(grep hugetlbfs /proc/self/mounts)"
 if [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" != 2048 ]; then
         echo "SKIP: the default huge page size is not 2M (--create-mounts would make a directory in the host's /dev)"
@@ -76,4 +84,45 @@ expect_in "$WORK/err" "CreateMounts=: /dev/hugepages is a mount point already, n
 [ "$(awk '$2 == "/dev/hugepages" { print $3 }' /proc/self/mounts)" = tmpfs ] || fail "the tmpfs was covered"
 umount /dev/hugepages
 echo "ok: --create-mounts mounts /dev/hugepages for 2M pages once, never over a mount, --dry-run only says so"
+
+# give-back: another consumer's 10 pages (an admin's echo) stay; a one-off adds 30 and two
+# reservations; a workload holds 6 pages and a VM maps r2: r1 goes, r2 and its pages stay, the
+# rest of what hpfilld added goes, free pages only (exit 3); once they let go, the rest (exit 0)
+mount -t hugetlbfs -o pagesize=2M none "$MNT"
+EXTRA_CLEANUP="$LEDGERS_BACK; exec 7>&- 8<&- 2>/dev/null; [ -z \"\${VM_PID:-}\" ] || kill \"\$VM_PID\" 2>/dev/null; rm -rf '$MNT/hpfilld'; umount '$MNT'"
+pool2m_set 0
+# from no ledger: the runs above left theirs, which the test's own writes (pool2m_set, not
+# hpfilld's looks) made stale, as an admin's echo 0 and echo 10 between two fills would
+rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
+echo 10 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=40" --reserve "r1:2M:4@node$first" --reserve "r2:2M:4@node$first"
+[ "$(node_nr "$first" 2048)" = 40 ] || fail "the fill: $(node_nr "$first" 2048)"
+hold_pages 6
+mkfifo "$WORK/vm.in" "$WORK/vm.out"
+python3 "$SOURCE_ROOT/tests/root/map-files.py" "$MNT/hpfilld/r2" <"$WORK/vm.in" >"$WORK/vm.out" &
+VM_PID=$!
+exec 7>"$WORK/vm.in" 8<"$WORK/vm.out"
+read -r line <&8
+[ "$line" = mapped ] || fail "the VM could not map r2: $line"
+expect_rc 3 "$HPFILLD" give-back
+expect_in "$WORK/out" "^r1: removed $MNT/hpfilld/r1$"
+expect_in "$WORK/out" "^r2: kept, in use \(or cannot be told\): $MNT/hpfilld/r2$"
+expect_in "$WORK/out" "^2M pool of node$first: 26 pages given back \(40 -> 14\)$"
+[ ! -e "$MNT/hpfilld/r1" ] && [ -f "$MNT/hpfilld/r2" ] || fail "r1 and r2 after give-back: $(ls "$MNT/hpfilld")"
+[ "$(node_nr "$first" 2048)" = 14 ] || fail "give-back left $(node_nr "$first" 2048), not 14"
+[ "$(cat $G/surplus_hugepages)" = 0 ] || fail "give-back made surplus pages: $(cat $G/surplus_hugepages)"
+hold_release
+echo >&7
+read -r line <&8
+[ "$line" = intact ] || fail "the VM's r2: $line"
+exec 7>&- 8<&-
+wait "$VM_PID" || true
+VM_PID=
+expect_rc 0 "$HPFILLD" give-back
+expect_in "$WORK/out" "^r2: removed $MNT/hpfilld/r2$"
+expect_in "$WORK/out" "^2M pool of node$first: 4 pages given back \(14 -> 10\)$"
+[ "$(node_nr "$first" 2048)" = 10 ] || fail "the second give-back left $(node_nr "$first" 2048), not the admin's 10"
+expect_rc 0 "$HPFILLD" give-back
+expect_in "$WORK/err" "Nothing to give back"
+echo "ok: give-back: free pages and unmapped reservations of hpfilld's only, in one step"
 echo PASS

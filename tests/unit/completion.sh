@@ -51,6 +51,8 @@ expect() {
 R=(--root "$fake")
 expect "status" hpfilld s
 expect "bench" hpfilld b
+expect "give-back" hpfilld g
+expect "--lock-timeout" hpfilld give-back --l
 expect "--drop-caches --dry-run" hpfilld --dr
 expect "--metrics-file --min --mode" hpfilld --m
 expect "--release --reserve --root" hpfilld --r

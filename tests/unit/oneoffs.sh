@@ -70,6 +70,53 @@ grep -q "etc/hpfilld.conf:[46]: reservations need MADV_POPULATE_WRITE" "$work/er
 : >"$work/m/proc/cmdline"
 echo "ok: hpfilld.pool= keeps the files' [Reserve]"
 
+# give-back: what the one-offs added (run/hpfilld/ledger-once), free pages only, never another
+# consumer's; the fake kernel leaves free_hugepages as the test writes it
+pool() { echo "$3" >"$work/m/sys/devices/system/node/node$1/hugepages/hugepages-2048kB/$2"; }
+fake_machine "$work/m" 2 4096
+pool 0 nr_hugepages 30
+pool 0 free_hugepages 30
+run 0 --once --pool 2M:node0=100,node1=40
+[ "$(cat "$work/m/run/hpfilld/ledger-once")" = "2097152 0 70 100
+2097152 1 40 40" ] || bad "the one-off's ledger: $(cat "$work/m/run/hpfilld/ledger-once")"
+pool 0 free_hugepages 100
+pool 1 free_hugepages 40
+run 0 give-back
+has "$work/out" "2M pool of node0: 70 pages given back (100 -> 30)"
+has "$work/out" "2M pool of node1: 40 pages given back (40 -> 0)"
+[ "$(node_nr 0 2048) $(node_nr 1 2048)" = "30 0" ] ||
+        bad "give-back left $(node_nr 0 2048) $(node_nr 1 2048), not the other consumer's 30 and 0"
+run 0 give-back
+grep -q "Nothing to give back" "$work/err" || bad "a second give-back: $(cat "$work/out" "$work/err")"
+echo "ok: give-back takes the one-off's pages, leaves another consumer's"
+# pages in use (nr less free) and reserved (resv_hugepages) stay: exit 3
+pool 0 free_hugepages 30
+run 0 --once --pool 2M:node0=100
+pool 0 free_hugepages 65
+echo 5 >"$work/m/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages"
+run 3 give-back
+has "$work/out" "2M pool of node0: 60 pages given back (100 -> 40); 10 more of hpfilld's are in use or reserved: kept"
+[ "$(node_nr 0 2048)" = 40 ] || bad "give-back went to $(node_nr 0 2048), below the 35 in use and 5 reserved"
+[ "$(cat "$work/m/run/hpfilld/ledger-once")" = "2097152 0 10 40" ] ||
+        bad "the ledger after a partial give-back: $(cat "$work/m/run/hpfilld/ledger-once")"
+echo 0 >"$work/m/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages"
+echo "ok: give-back leaves pages in use and reserved (exit 3)"
+# not while a daemon holds its mark (here this shell, shared, as the daemon does): exit 1, nothing changed
+pool 0 free_hugepages 40
+: >"$work/m/run/hpfilld/daemon.lock"
+chmod 600 "$work/m/run/hpfilld/daemon.lock"
+exec 9<"$work/m/run/hpfilld/daemon.lock"
+flock -s 9
+run 1 give-back
+grep -q "^hpfilld: The hpfilld daemon runs.*stop it first" "$work/err" || bad "give-back beside the daemon: $(cat "$work/err")"
+[ "$(node_nr 0 2048)" = 40 ] || bad "give-back beside the daemon changed the pool to $(node_nr 0 2048)"
+exec 9<&-
+run 0 give-back
+[ "$(node_nr 0 2048)" = 30 ] || bad "give-back after the daemon left $(node_nr 0 2048)"
+echo "ok: give-back refuses while the daemon runs"
+run 2 give-back --bogus
+has "$work/err" "hpfilld: Try 'hpfilld give-back --help' for more information."
+
 # --help says it, and shows --reserve's owner, group and mode
 "$HPFILLD" --help >"$work/help"
 grep -q "^With any --pool or --reserve, those are the plan of the run: the configuration's$" "$work/help" ||
