@@ -140,7 +140,7 @@ _hpfilld() {
                 _hpfilld_values "$prev" "$cur" "$root" || r=$?
                 if [ "$r" = 2 ]; then
                         case $verb in
-                        status) words="--json --format --root --help" ;;
+                        status) words="--json --format --kubelet --root --help" ;;
                         bench) words="--page-size --size --runs --json --lock-timeout --root --help" ;;
                         give-back) words="--lock-timeout --root --help" ;;
                         *)

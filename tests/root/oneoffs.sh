@@ -97,6 +97,15 @@ rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
 echo 10 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
 expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=40" --reserve "r1:2M:4@node$first" --reserve "r2:2M:4@node$first"
 [ "$(node_nr "$first" 2048)" = 40 ] || fail "the fill: $(node_nr "$first" 2048)"
+# status --kubelet: the reservations' 8 pages, on the node the fill put them, for the kubelet
+"$HPFILLD" status --kubelet >"$WORK/kubelet"
+expect_in "$WORK/kubelet" "^--system-reserved=hugepages-2Mi=16Mi$"
+expect_in "$WORK/kubelet" "^--reserved-memory=$first:hugepages-2Mi=16Mi$"
+expect_in "$WORK/kubelet" "^  - numaNode: $first$"
+"$HPFILLD" status --json >"$WORK/status.json"
+python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kubelet"]; sys.exit(k["system_reserved"] != {"hugepages-2Mi": "16Mi"} or k["reserved_memory"] != [{"numaNode": int(sys.argv[2]), "limits": {"hugepages-2Mi": "16Mi"}}])' \
+        "$WORK/status.json" "$first" || fail "status --json's kubelet: $(cat "$WORK/status.json")"
+echo "ok: status --kubelet and --json's kubelet give the reservations' pages"
 hold_pages 6
 mkfifo "$WORK/vm.in" "$WORK/vm.out"
 python3 "$SOURCE_ROOT/tests/root/map-files.py" "$MNT/hpfilld/r2" <"$WORK/vm.in" >"$WORK/vm.out" &
