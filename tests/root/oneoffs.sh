@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 # The admin's one-offs on this kernel: --pool and --reserve are the plan of the run (a
 # configuration's [Pool] and [Reserve] are not used: here a file given with --config, as the
-# suite never reads /etc), and --reserve's owner, group and mode. In a mount namespace of its
-# own, on a hugetlbfs mount it makes.
+# suite never reads /etc), --reserve's owner, group and mode, --create-mounts, status --kubelet
+# and give-back (a workload's pages, a mapped reservation and another consumer's pages stay).
+# In a mount namespace of its own, on hugetlbfs mounts it makes; the ledgers in /run/hpfilld
+# put back as found.
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
-first=$(mem_nodes | cut -d' ' -f1)
 G=$HP/hugepages-2048kB
 MNT="$WORK/huge"
 mkdir -p "$MNT"
