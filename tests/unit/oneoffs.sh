@@ -116,6 +116,10 @@ run 0 give-back
 echo "ok: give-back refuses while the daemon runs"
 run 2 give-back --bogus
 has "$work/err" "hpfilld: Try 'hpfilld give-back --help' for more information."
+run 2 giveback
+has "$work/err" "hpfilld: unknown command 'giveback'; did you mean 'hpfilld give-back'?"
+"$HPFILLD" give-back --help | grep -q "^Exit status: 0 all given back, 1 failure or the daemon runs, 2 bad usage,$" ||
+        bad "give-back --help does not give its exit statuses"
 
 # --help says it, and shows --reserve's owner, group and mode
 "$HPFILLD" --help >"$work/help"
