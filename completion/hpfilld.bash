@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# bash completion for hpfilld(8): options, the status, bench, claim and unclaim verbs, the page
-# sizes this kernel offers, NUMA node names, reservation names for --release, claim names for
-# unclaim.
+# bash completion for hpfilld(8): options, the status, bench, give-back, claim and unclaim verbs,
+# the page sizes this kernel offers, NUMA node names, reservation names for --release, --reserve's
+# parts, claim names for unclaim.
 # shellcheck shell=bash
 
 # _hpfilld_words: _hpfilld_w (the words up to the cursor, with bash's ':' and '=' splits joined
@@ -105,7 +105,27 @@ _hpfilld_values() {
                 fi
                 compopt -o nospace 2>/dev/null
                 ;;
-        -r | --reserve | --min | --size | --runs | --lock-timeout) return 1 ;;
+        -r | --reserve)
+                # NAME:SIZE:AMOUNT[@nodeN][,owner=USER,group=GROUP,mode=MODE,mount=PATH]
+                last=${cur##*,}
+                if [[ $cur == *,* ]]; then
+                        case $last in
+                        owner=*) COMPREPLY=($(compgen -P "${cur%"$last"}owner=" -u -- "${last#owner=}")) ;;
+                        group=*) COMPREPLY=($(compgen -P "${cur%"$last"}group=" -g -- "${last#group=}")) ;;
+                        *=*) return 1 ;;
+                        *) COMPREPLY=($(compgen -P "${cur%"$last"}" -S = -W "owner group mode mount" -- "$last")) ;;
+                        esac
+                elif [[ $cur == *:*:*@* ]]; then
+                        last=${cur##*@}
+                        COMPREPLY=($(compgen -P "${cur%"$last"}" -W "$(_hpfilld_nodes "$root")" -- "$last"))
+                elif [[ $cur == *:* && $cur != *:*:* ]]; then
+                        COMPREPLY=($(compgen -P "${cur%%:*}:" -S : -W "$(_hpfilld_sizes "$root")" -- "${cur#*:}"))
+                else
+                        return 1
+                fi
+                compopt -o nospace 2>/dev/null
+                ;;
+        --min | --size | --runs | --lock-timeout) return 1 ;;
         *) return 2 ;;
         esac
         return 0
@@ -119,7 +139,7 @@ _hpfilld() {
         cur=${_hpfilld_w[_hpfilld_cw]}
         prev=${_hpfilld_w[_hpfilld_cw - 1]-}
         root=$(_hpfilld_root)
-        [[ ${_hpfilld_w[1]-} == @(status|bench|claim|unclaim) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
+        [[ ${_hpfilld_w[1]-} == @(status|bench|give-back|claim|unclaim) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
         COMPREPLY=()
 
         if [[ $cur == --*=* ]]; then
@@ -131,18 +151,19 @@ _hpfilld() {
                 _hpfilld_values "$prev" "$cur" "$root" || r=$?
                 if [ "$r" = 2 ]; then
                         case $verb in
-                        status) words="--json --format --root --help" ;;
+                        status) words="--json --format --kubelet --root --help" ;;
                         bench) words="--page-size --size --runs --json --lock-timeout --root --help" ;;
                         claim) words="--pool --lock-timeout --root --verbose --quiet --help" ;;
                         unclaim)
                                 words="--lock-timeout --root --verbose --quiet --help"
                                 [[ $cur != -* ]] && words=$(_hpfilld_claims "$root")
                                 ;;
+                        give-back) words="--lock-timeout --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
-                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only
+                                       --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only --create-mounts
                                        --root --log-target --lock-timeout --metrics-file --verbose --quiet"
-                                [ "$_hpfilld_cw" = 1 ] && words="status bench claim unclaim $words"
+                                [ "$_hpfilld_cw" = 1 ] && words="status bench give-back claim unclaim $words"
                                 ;;
                         esac
                         COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -23,7 +23,10 @@
 #include "util/clock.h"
 #include "service/hostlock.h"
 #include "util/fileio.h"
+#include "service/give_back.h"
 #include "service/job.h"
+#include "service/ledger.h"
+#include "fill/rundir.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
 #include "service/privilege.h"
@@ -34,6 +37,8 @@
 #include "fill/fill.h"
 #include "kernel/host.h"
 #include "kernel/kernel_features.h"
+#include "kernel/mount_create.h"
+#include "kernel/mounts.h"
 #include "util/log.h"
 #include "fill/pin.h"
 #include "plan/plan.h"
@@ -62,11 +67,14 @@ static void help(void) {
                "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
                "       hpfilld --check-config [OPTIONS...]\n"
                "       hpfilld --release NAME...\n"
+               "       hpfilld give-back               give back what hpfilld filled and reserved (not in use)\n"
                "       hpfilld status [--json|--format=text|json|prometheus]\n"
                "       hpfilld claim NAME --pool SIZE:AMOUNT...   pages for a consumer, on top (see --help there)\n"
                "       hpfilld unclaim NAME                       give them back (free pages only)\n"
                "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
-               "Fill the kernel's huge page pools, per NUMA node, fast.\n\n"
+               "Fill the kernel's huge page pools, per NUMA node, fast.\n"
+               "With any --pool or --reserve, those are the plan of the run: the configuration's\n"
+               "[Pool], [Reserve] and [Claim] sections are not used (its [Fill] settings are).\n\n"
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
                "     --once                 Fill once, report and exit\n"
@@ -79,10 +87,12 @@ static void help(void) {
                "     --min PCT              Least share of each target that counts as success (default 100%%)\n"
                "     --shrink               Also shrink pools larger than their target (free pages only)\n"
                "     --drop-caches          When compaction is not enough, drop the page cache and retry\n"
-               "  -r --reserve NAME:SIZE:AMOUNT[@nodeN]\n"
-               "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@node0\n"
+               "  -r --reserve NAME:SIZE:AMOUNT[@nodeN][,owner=USER,group=GROUP,mode=MODE,mount=PATH]\n"
+               "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@node0 or\n"
+               "                            vm1:2M:2G,owner=libvirt-qemu,group=kvm,mode=0660\n"
                "     --release NAME...      Remove the reservations named (on its own)\n"
                "     --pools-only           Fill the pools, leave the reservations to a later fill\n"
+               "     --create-mounts        Mount hugetlbfs for a reservation's page size that has none\n"
                "  -n --dry-run              Print the plan, change nothing\n"
                "     --json                 With --once or --dry-run: the report or the plan as JSON\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
@@ -108,7 +118,7 @@ static void version(void) {
 
 /* An argument where none is taken; @first: in the command's place, maybe a mistyped one. */
 static int unexpected_argument(const char *arg, bool first) {
-        static const char *const commands[] = { "status", "bench", "claim", "unclaim" };
+        static const char *const commands[] = { "status", "bench", "give-back", "claim", "unclaim" };
         const char *near = first ? name_closest(arg, commands, ELEMENTSOF(commands)) : NULL;
 
         if (near)
@@ -365,7 +375,7 @@ static int release(int rootfd, const struct options *o) {
         for (size_t i = 0; i < o->n_release; i++) {
                 char path[PATH_MAX];
                 struct error e = {};
-                int r = reserve_release(rootfd, o->release[i], path, sizeof(path), &e);
+                int r = reserve_release(rootfd, o->release[i], false, path, sizeof(path), &e);
 
                 if (r == -EPERM) {
                         log_error("Cannot release '%s': %s", o->release[i], e.msg);
@@ -388,16 +398,18 @@ static int release(int rootfd, const struct options *o) {
 }
 
 /* The command line's layer on top of @c: its settings, and its pools and reservations, which
- * replace all of @c's when there are any. */
+ * make the plan of the run when there are any: every pool, reservation and claim of @c is dropped, so
+ * a one-off `--pool 2M:512` is not stopped by a [Reserve] of /etc (nor fills its [Pool]s). */
 static int apply_cli(const struct config *cli, struct config *c) {
         int r;
 
         config_merge_settings(c, cli);
-        /* a one-off's pools are the whole of its pools: the files' claims are not added */
-        if (cli->n_pools > 0) {
-                config_drop_pools(c);
-                config_drop_claims(c);
-        }
+        if (cli->n_pools == 0 && cli->n_reserves == 0)
+                return 0;
+        config_drop_pools(c);
+        config_drop_reserves(c);
+        config_drop_claims(c);
+        c->plan_from_cli = true;
         for (size_t i = 0; i < cli->n_pools; i++) {
                 struct pool_spec spec = cli->pools[i];
 
@@ -407,16 +419,14 @@ static int apply_cli(const struct config *cli, struct config *c) {
                 if (r < 0)
                         return r;
         }
-        if (cli->n_reserves > 0)
-                config_drop_reserves(c);
         for (size_t i = 0; i < cli->n_reserves; i++)
                 if (config_put_reserve(c, &cli->reserves[i]) < 0)
                         return -ENOMEM;
         return 0;
 }
 
-/* Configuration files, then the kernel command line, then the command line on top: --pool
- * replaces every [Pool]. Once at the start (run()), again on every reload of the daemon. */
+/* Configuration files, then the kernel command line, then the command line on top: --pool and
+ * --reserve replace every [Pool] and [Reserve]. Once at the start (run()), again on every reload of the daemon. */
 static int load_config(int rootfd, struct config *c, void *userdata, struct error *e) {
         const struct options *o = userdata;
         _cleanup_(freep) char *cmdline = NULL;
@@ -480,8 +490,13 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
         return buf;
 }
 
+/* The first line of a report whose plan is the command line's */
+#define PLAN_FROM_CLI \
+        "Plan from the command line (--pool, --reserve): the configuration's pools, reservations and claims are not used"
+
 /* --once, --dry-run and --check-config: one job, then the record of it. */
 static int run_once(const struct options *o, int rootfd, const struct config *config, struct stop *stop) {
+        _cleanup_(ledger_done) struct ledger ledger = {};
         struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
@@ -493,6 +508,8 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 .lock_timeout_s = o->lock_timeout_s,
                 .report = o->check_config ? NULL : stdout,
                 .record = &record,
+                .plan_from_cli = config->plan_from_cli,
+                .create_mounts = config->create_mounts,
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         _cleanup_(fclosep) FILE *members = NULL;
@@ -511,11 +528,28 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
                 j.report = NULL;
         }
 
+        if (config->plan_from_cli && !j.json) {
+                if (j.report && log_get_max_level() >= LOG_INFO)
+                        fprintf(j.report, "%s\n", PLAN_FROM_CLI);
+                else
+                        log_info("%s", PLAN_FROM_CLI);
+        }
         /* a person at a terminal sees the pools grow; logs, the journal and an initramfs do not */
         if (!j.dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
                 j.progress = tty_progress_update;
                 j.progress_done = tty_progress_clear;
                 j.userdata = &progress;
+        }
+        /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
+        if (!j.dry_run) {
+                r = ledger_load_named(rootfd, LEDGER_ONCE_NAME, &ledger);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot read %s/" RUNDIR "/" LEDGER_ONCE_NAME
+                                             ": %m; hpfilld give-back gives back only what this fill adds",
+                                          shown_root());
+                if (r < 0)
+                        ledger = (struct ledger) { .name = LEDGER_ONCE_NAME };
+                j.ledger = &ledger;
         }
         ret = job_run(&j, config);
         if (j.json) {
@@ -546,6 +580,30 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         }
         fill_record_done(&record);
         return ret;
+}
+
+/* CreateMounts=, --create-mounts: a hugetlbfs mount for each page size of a reservation that
+ * has none and names no Mount=, made while the capabilities are held (at the start: a reload
+ * has none left to mount with). It stays mounted, as hugeadm --create-mounts leaves its own. */
+static void create_mounts(int rootfd, bool host, const struct config *c) {
+        for (size_t i = 0; i < c->n_reserves; i++) {
+                const struct reserve_spec *rs = &c->reserves[i];
+                char dir[PATH_MAX], name[32];
+                struct error e = {};
+
+                /* the mount table itself: libhugetlbfs, loaded now, would keep what it saw */
+                if (*rs->mount || hugetlbfs_mount_for(rootfd, false, rs->page_size, dir, sizeof(dir)) != -ENOENT)
+                        continue;
+                page_size_name(rs->page_size, name);
+                if (!host)
+                        log_warning("%s: no hugetlbfs mount for %s pages: --create-mounts mounts on the host's / only, "
+                                    "not under --root", rs->origin, name);
+                else if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)
+                        log_error("%s: CreateMounts=: %s", rs->origin, e.msg);
+                else
+                        log_notice("Mounted hugetlbfs for %s pages at %s (CreateMounts=, --create-mounts); it stays "
+                                   "mounted (umount %s removes it)", name, dir, dir);
+        }
 }
 
 /* Everything after the command line: returns the exit status. */
@@ -581,10 +639,12 @@ static int run(const struct options *o, struct stop *stop) {
         if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0 && (o->once || o->dry_run || o->check_config)) {
                 log_info("No pools configured in %s, nothing to do", config_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
-                if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) {}) < 0)
+                if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) { .plan_from_cli = config.plan_from_cli }) < 0)
                         ret = EXIT_FAIL;
                 goto out;
         }
+        if (config.create_mounts && !o->dry_run && !o->check_config)
+                create_mounts(rootfd, strcmp(o->root, "/") == 0, &config);
         /* MOUNT/hpfilld claimed while the capabilities are held: another user's moved aside */
         for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
                 struct error moved = {};
@@ -600,6 +660,8 @@ static int run(const struct options *o, struct stop *stop) {
                 goto out;
         }
         if (!o->once && !o->dry_run && !o->check_config) {
+                if (config.plan_from_cli)
+                        log_notice("%s", PLAN_FROM_CLI);
                 if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
@@ -624,6 +686,8 @@ int main(int argc, char *argv[]) {
         /* the files as the daemon reads them (no options: the claim's command line is its own) */
         if (argc > 1 && (strcmp(argv[1], "claim") == 0 || strcmp(argv[1], "unclaim") == 0))
                 return claim_main(argc - 1, argv + 1, load_config, &o);
+        if (argc > 1 && strcmp(argv[1], "give-back") == 0)
+                return give_back_main(argc - 1, argv + 1);
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

@@ -50,10 +50,12 @@ int reserve_execute(struct fill_shared *shared, const struct plan *p, struct res
 void reserve_runs_done(struct reserve_run *runs, size_t n);
 /* Removes reservation @name from every hugetlbfs mount that has it, in MOUNT/hpfilld
  * directories that pass reserve_dir_open()'s checks only: 1 removed, 0 none. A directory or
- * file refused is said in @e (-EPERM when nothing was removed). */
+ * file refused is said in @e (-EPERM when nothing was removed). With @unused_only, a file a
+ * process has open or maps, or of which that cannot be told (reserve_use_open()), is kept: 2,
+ * its path in @ret_path. */
 /* Makes MOUNT/hpfilld of the mount for @page_size (@named, Mount=, where not empty) now, moving another user's aside
  * (reserve_dir_open()): before the capabilities are dropped (CAP_FOWNER renames in a mount of
  * another owner's). 1 with what was moved in @e, to show as a warning; 0 otherwise (a mount
  * that is not there or not fit: the reservation says so later). */
 int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_size, struct error *e);
-int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e);
+int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e);

@@ -18,6 +18,9 @@ int mounts_find_hugetlbfs(const char *mounts, uint64_t page_size, uint64_t defau
 /* The mount table, proc/self/mounts below @rootfd: the mount points in it are the root's, to be
  * opened below it (open_beneath()). */
 int mounts_read(int rootfd, char **ret);
+/* The default huge page size (Hugepagesize: of proc/meminfo below @rootfd), 0 when unknown: a
+ * mount without pagesize= has it. */
+uint64_t hugetlbfs_default_page_size(int rootfd);
 /* The mount for @page_size: through libhugetlbfs when @host and it is installed (loaded only
  * now, with its HUGETLB_* environment cleared so it cannot change hpfilld's behaviour), else
  * from proc/self/mounts below @rootfd. The path is below the root (the host's where it is /):

@@ -12,6 +12,9 @@
 #include "fill/stop.h"
 
 #define HOSTLOCK_FILE "host.lock"
+/* The daemon's mark: RUNDIR/daemon.lock, flock()ed (shared) by every running daemon for its
+ * whole life, so that a command that must not run beside one can tell (hpfilld give-back) */
+#define DAEMON_MARK_FILE "daemon.lock"
 /* How long a second fill waits for the first, by default (--lock-timeout) */
 #define HOSTLOCK_TIMEOUT_S 60u
 /* While it waits it looks at the lock, and at signals, this often */
@@ -45,3 +48,9 @@ int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);
 void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size);
 /* Parses the holder line of the lock file. */
 int hostlock_parse(const char *s, struct hostlock_holder *ret);
+/* The daemon's mark taken: the fd to keep open for the daemon's life, or a negative errno. */
+int daemon_mark_take(int rootfd);
+/* Whether a daemon holds its mark: 1 with its pid in *@ret_pid (0 where it cannot be told);
+ * 0 when none does, the mark then held (exclusive) on *@ret_fd, so that no daemon starts
+ * meanwhile without saying so; or a negative errno. */
+int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid);

@@ -58,6 +58,8 @@ struct job {
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
          * nothing when it stopped before: a json_writer_init_members() writer */
         struct json_writer *json;
+        bool plan_from_cli; /* for the report: the plan is the command line's (config.plan_from_cli) */
+        bool create_mounts; /* a dry run: a page size without a hugetlbfs mount would get one (CreateMounts=) */
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

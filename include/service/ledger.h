@@ -11,6 +11,9 @@
 
 #define LEDGER_NAME "ledger"
 #define LEDGER_FILE "run/hpfilld/" LEDGER_NAME
+/* The one-off fills' (--once, the initramfs'): what `hpfilld give-back` gives back with the
+ * daemon's, and ReleaseOnStop= leaves alone */
+#define LEDGER_ONCE_NAME "ledger-once"
 
 struct ledger_entry {
         uint64_t page_size;
@@ -22,6 +25,7 @@ struct ledger_entry {
 struct ledger {
         struct ledger_entry *entries;
         size_t n;
+        const char *name; /* its file in RUNDIR; NULL: LEDGER_NAME */
 };
 
 /* Pure. The pool was seen at @now persistent pages: if it holds fewer than when last seen,
@@ -38,6 +42,13 @@ int ledger_parse(const char *text, struct ledger *ret);
 
 /* Reads LEDGER_FILE; a missing one is an empty ledger. */
 int ledger_load(int rootfd, struct ledger *ret);
+/* Reads RUNDIR/@name (LEDGER_NAME, LEDGER_ONCE_NAME), which ledger_save() then writes. */
+int ledger_load_named(int rootfd, const char *name, struct ledger *ret);
+/* Pure. The persistent pages `hpfilld give-back` leaves in a pool of @persistent, of which @ours
+ * (all the ledgers' together, each seen at @persistent) were added by hpfilld, @in_use (nr less
+ * free) are held by processes and @resv promised to mappings (resv_hugepages): @ours fewer,
+ * never fewer than are in use or reserved, never more than there are. */
+uint64_t ledger_give_back_target(uint64_t persistent, uint64_t ours, uint64_t in_use, uint64_t resv);
 int ledger_save(int rootfd, const struct ledger *l);
 /* The persistent pages of every pool of @t (size-major), UINT64_MAX where unreadable. */
 int ledger_read_pools(int rootfd, const struct topology *t, uint64_t **ret);
@@ -48,4 +59,10 @@ void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, c
  * free ones leave now, ours in use become surplus and leave when freed; one line per pool in the
  * log. What could not be given back stays in the ledger (and its file). */
 void ledger_release(int rootfd, struct ledger *l);
+/* Pure. The pages of the pool (@page_size, @node) counted as ours. */
+uint64_t ledger_ours(const struct ledger *l, uint64_t page_size, unsigned node);
+/* Pure. A give-back took *@given pages out of the pool, which holds @now persistent pages since:
+ * they were ours, taken from this ledger's count first; *@given is left with what it did not
+ * count. */
+void ledger_given_back(struct ledger *l, uint64_t page_size, unsigned node, uint64_t *given, uint64_t now);
 void ledger_done(struct ledger *l);

@@ -14,6 +14,7 @@ enum command {
         COMMAND_RELEASE, /* --release */
         COMMAND_STATUS,
         COMMAND_BENCH,
+        COMMAND_GIVE_BACK, /* hpfilld give-back */
 };
 
 /* Pure: the capabilities (a mask of 1 << CAP_*) @cmd needs with the configuration @c (NULL for

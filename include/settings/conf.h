@@ -19,6 +19,7 @@ struct config {
         bool shrink;
         bool drop_caches;     /* when pools fall short after compaction, drop the caches and retry */
         bool release_on_stop; /* daemon: give back the pages it added when stopped */
+        bool create_mounts;   /* a reservation's page size without a hugetlbfs mount gets one (mount_create.h) */
         unsigned set;         /* bit per settings_table[] entry this layer set */
         char metrics_file[1024]; /* "": none; else an absolute path for node_exporter's textfile collector */
         unsigned metrics_interval_s; /* daemon: metrics_file follows the pools this often; 0: at fills only */
@@ -38,6 +39,9 @@ struct config {
         struct claim_spec *gone;
         size_t n_gone;
         unsigned n_sections; /* section headers of the files applied, repeats and all */
+        /* --pool or --reserve given: the command line's pools and reservations are the plan, the
+         * files' [Pool] and [Reserve] sections (and the kernel command line's pools) are not used */
+        bool plan_from_cli;
 };
 
 /* The daemon's MetricsFile= follows the pools this often by default (MetricsInterval=) */

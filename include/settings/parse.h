@@ -79,7 +79,13 @@ const struct reserve_spec *reserve_spec_find(const struct reserve_spec *reserves
 int check_reserve_name(const char *s, struct error *e);
 /* The same rules for the name of @what ("claim"). */
 int check_name(const char *s, const char *what, struct error *e);
-/* "NAME:SIZE:AMOUNT[@NODE]", AMOUNT a count or bytes. */
+/* What a reservation may say beyond its name, size, amount and node: [Reserve]'s Owner=, Group=,
+ * Mode= and Mount=, --reserve's owner=, group=, mode= and mount=, one parser for both. */
+enum reserve_attr { RESERVE_ATTR_OWNER, RESERVE_ATTR_GROUP, RESERVE_ATTR_MODE, RESERVE_ATTR_MOUNT };
+/* Sets @a of @rs from @value: 0, or -EINVAL with "must be ..." in @e (the caller says where). */
+int reserve_spec_set_attr(struct reserve_spec *rs, enum reserve_attr a, const char *value, struct error *e);
+/* "NAME:SIZE:AMOUNT[@NODE][,owner=USER][,group=GROUP][,mode=MODE][,mount=PATH]", AMOUNT a count
+ * or bytes. */
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e);
 
 const struct claim_spec *claim_spec_find(const struct claim_spec *claims, size_t n, const char *name,

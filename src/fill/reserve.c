@@ -16,6 +16,7 @@
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "util/number.h"
+#include "kernel/mount_create.h"
 #include "kernel/mounts.h"
 #include "fill/reserve.h"
 #include "fill/reserve_dir.h"
@@ -117,11 +118,16 @@ int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_r
                 }
                 rr->error = r;
                 page_size_name(p->reserves[i].pool.page_size, name);
-                if (r == -ENOENT)
+                if (r == -ENOENT) {
+                        char place[64];
+
+                        hugetlbfs_mount_place(p->reserves[i].pool.page_size, hugetlbfs_default_page_size(rootfd), place,
+                                              sizeof(place));
                         (void) snprintf(rr->error_what, sizeof(rr->error_what),
-                                        "no hugetlbfs mount for %s pages (mount -t hugetlbfs -o pagesize=%s none DIR)",
-                                        name, name);
-                else
+                                        "no hugetlbfs mount for %s pages (--create-mounts makes one, or: mkdir -p /%s; "
+                                        "mount -t hugetlbfs -o pagesize=%s none /%s)",
+                                        name, place, name, place);
+                } else
                         (void) snprintf(rr->error_what, sizeof(rr->error_what), "cannot read the mount table (/proc/self/mounts)");
                 missing++;
         }
@@ -297,6 +303,8 @@ struct release {
         size_t size;
         int found;
         int refused;
+        bool unused_only; /* a file a process has open or maps (or that cannot be told) is kept */
+        int kept;
         struct error *e;
 };
 
@@ -309,7 +317,7 @@ static int refuse(struct release *rl, const struct error *why) {
 /* In the MOUNT/hpfilld of one mount, if it passes the checks: the file, if a regular one. */
 static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         struct release *rl = userdata;
-        _cleanup_(closep) int mountfd = -1, dirfd = -1;
+        _cleanup_(closep) int mountfd = -1, dirfd = -1, fd = -1;
         struct error e = {};
         struct stat st;
         int r;
@@ -326,6 +334,12 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         if (!S_ISREG(st.st_mode)) {
                 (void) error_set(&e, -EPERM, "%s/" RESERVE_DIR "/%s is not a regular file: refused", dir, rl->name);
                 return refuse(rl, &e);
+        }
+        /* the lease, held until the file is gone, makes an open meanwhile wait for the unlink */
+        if (rl->unused_only && reserve_use_open(dirfd, rl->name, O_RDONLY, &fd, NULL) != RESERVE_USE_FREE) {
+                if (!rl->kept++ && !rl->found)
+                        (void) snprintf(rl->ret_path, rl->size, "%s/" RESERVE_DIR "/%s", dir, rl->name);
+                return 0;
         }
         if (unlinkat(dirfd, rl->name, 0) < 0)
                 return errno == ENOENT ? 0 : -errno;
@@ -350,9 +364,10 @@ int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_si
         return r < 0 ? 0 : r;
 }
 
-int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, struct error *e) {
+int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e) {
         _cleanup_(freep) char *mounts = NULL;
-        struct release rl = { rootfd, name, ret_path, size, 0, 0, e };
+        struct release rl = { .rootfd = rootfd, .name = name, .ret_path = ret_path, .size = size,
+                              .unused_only = unused_only, .e = e };
         int r;
 
         r = mounts_read(rootfd, &mounts);
@@ -361,5 +376,5 @@ int reserve_release(int rootfd, const char *name, char *ret_path, size_t size, s
         r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);
         if (r < 0)
                 return r;
-        return rl.found ? 1 : rl.refused ? -EPERM : 0;
+        return rl.kept ? 2 : rl.found ? 1 : rl.refused ? -EPERM : 0;
 }

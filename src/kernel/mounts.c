@@ -173,10 +173,18 @@ int mounts_read(int rootfd, char **ret) {
         return read_full_file_beneath(rootfd, "proc/self/mounts", BENEATH_FOLLOW, FILEIO_MOUNTS_MAX, ret, NULL);
 }
 
-int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, size_t size) {
-        _cleanup_(freep) char *mounts = NULL, *meminfo = NULL;
-        uint64_t default_size = 0;
+uint64_t hugetlbfs_default_page_size(int rootfd) {
+        _cleanup_(freep) char *meminfo = NULL;
         const char *p;
+
+        if (read_full_file_at(rootfd, "proc/meminfo", 64 * 1024, &meminfo, NULL) < 0 ||
+            !(p = strstr(meminfo, "Hugepagesize:")))
+                return 0;
+        return strtoull(p + strlen("Hugepagesize:"), NULL, 10) * 1024;
+}
+
+int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, size_t size) {
+        _cleanup_(freep) char *mounts = NULL;
         int r;
 
 #if HAVE_LIBHUGETLBFS
@@ -192,8 +200,5 @@ int hugetlbfs_mount_for(int rootfd, bool host, uint64_t page_size, char *ret, si
         if (r < 0)
                 return r;
         /* a mount without pagesize= has the default size, Hugepagesize: in meminfo */
-        if (read_full_file_at(rootfd, "proc/meminfo", 64 * 1024, &meminfo, NULL) >= 0 &&
-            (p = strstr(meminfo, "Hugepagesize:")))
-                default_size = strtoull(p + strlen("Hugepagesize:"), NULL, 10) * 1024;
-        return mounts_find_hugetlbfs(mounts, page_size, default_size, ret, size);
+        return mounts_find_hugetlbfs(mounts, page_size, hugetlbfs_default_page_size(rootfd), ret, size);
 }

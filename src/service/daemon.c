@@ -15,6 +15,8 @@
 #include "util/clock.h"
 #include "service/control.h"
 #include "service/daemon.h"
+#include "fill/rundir.h"
+#include "service/hostlock.h"
 #include "service/ledger.h"
 #include "service/job.h"
 #include "service/metrics_out.h"
@@ -53,6 +55,7 @@ struct daemon {
         daemon_load_fn load;
         void *userdata;
         int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd, control_fd;
+        int mark_fd; /* DAEMON_MARK_FILE, held for the daemon's life */
         uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
         bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
         struct config config;
@@ -455,6 +458,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 .hotplug_fd = -1,
                 .metrics_fd = -1,
                 .control_fd = -1,
+                .mark_fd = -1,
         };
         int r, ret = EXIT_FAIL;
 
@@ -467,6 +471,10 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
         if (open_fds(&d) < 0)
                 goto out;
         arm_metrics(&d);
+        d.mark_fd = daemon_mark_take(rootfd);
+        if (d.mark_fd < 0)
+                log_warning_errno(d.mark_fd, "Cannot hold %s/" RUNDIR "/" DAEMON_MARK_FILE
+                                  ": %m; hpfilld give-back cannot tell this daemon runs", shown_root());
         /* kept in /run across restarts: what an earlier daemon of this boot added is ours too */
         r = ledger_load(rootfd, &d.ledger);
         if (r < 0)
@@ -493,6 +501,7 @@ out:
         closep(&d.hotplug_fd);
         closep(&d.metrics_fd);
         closep(&d.control_fd);
+        closep(&d.mark_fd);
         config_done(&d.config);
         ledger_done(&d.ledger);
         stop_done(&d.stop);

@@ -155,19 +155,19 @@ static int wait_for(int fd, unsigned timeout_s, struct stop *stop, const struct 
  * is opened, and refused if it is not ours or of another mode. Never removed nor replaced:
  * removing the file another fill just made (or is about to lock) is two fills at once. The
  * name older hpfilld versions used, run/hpfilld/lock (mode 0644 from some), is not looked at. */
-static int open_lock(int dirfd) {
+static int open_lock_named(int dirfd, const char *name) {
         for (unsigned tries = 0;; tries++) {
                 _cleanup_(closep) int fd = -1;
                 struct stat st;
                 mode_t mask = umask(077);
 
-                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
+                fd = open_regular_at(dirfd, name, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
                 (void) umask(mask);
                 if (fd >= 0)
                         return fchmod(fd, 0600) < 0 ? -errno : TAKE_FD(fd);
                 if (fd != -EEXIST)
                         return fd;
-                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR, 0, &st);
+                fd = open_regular_at(dirfd, name, O_RDWR, 0, &st);
                 if (fd == -ENOENT && tries < 3) /* removed since (by hand): made anew */
                         continue;
                 if (fd < 0)
@@ -176,6 +176,43 @@ static int open_lock(int dirfd) {
                         return -EPERM;
                 return TAKE_FD(fd);
         }
+}
+
+static int open_lock(int dirfd) {
+        return open_lock_named(dirfd, HOSTLOCK_FILE);
+}
+
+static int open_mark(int rootfd) {
+        _cleanup_(closep) int dirfd = rundir_open(rootfd);
+
+        return dirfd < 0 ? dirfd : open_lock_named(dirfd, DAEMON_MARK_FILE);
+}
+
+int daemon_mark_take(int rootfd) {
+        _cleanup_(closep) int fd = open_mark(rootfd);
+
+        if (fd < 0)
+                return fd;
+        /* shared: a second daemon (another --root, a test) is no error of this one's */
+        if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+                return -errno;
+        return TAKE_FD(fd);
+}
+
+int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid) {
+        _cleanup_(closep) int fd = open_mark(rootfd);
+
+        if (fd < 0)
+                return fd;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno != EWOULDBLOCK)
+                        return -errno;
+                if (hostlock_holder_pid(rootfd, fd, ret_pid) < 0)
+                        *ret_pid = 0;
+                return 1;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
 }
 
 /* Whether @fd is still the file of that name: it may have been removed by hand (and made anew

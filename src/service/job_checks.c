@@ -8,6 +8,8 @@
 #include "kernel/pool.h"
 #include "kernel/proc.h"
 #include "plan/budget.h"
+#include "kernel/mount_create.h"
+#include "kernel/mounts.h"
 #include "service/job_checks.h"
 #include "util/fileio.h"
 #include "util/log.h"
@@ -153,6 +155,16 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
 
                         if (!error)
                                 continue;
+                        /* the run would mount one first (main.c); its pages are checked below */
+                        if (error == -ENOENT && j->dry_run && j->create_mounts) {
+                                char place[64];
+
+                                hugetlbfs_mount_place(p->reserves[i].pool.page_size,
+                                                      hugetlbfs_default_page_size(j->rootfd), place, sizeof(place));
+                                log_info("%s: no hugetlbfs mount for its pages yet: --create-mounts mounts one at /%s",
+                                         p->reserves[i].pool.origin, place);
+                                continue;
+                        }
                         /* No hugetlbfs mount for its size is the configuration's: nothing starts
                          * (exit 2). A mount or directory refused (others control it, not what the
                          * mount table said), or an owner unknown here: that reservation alone is

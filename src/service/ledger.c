@@ -100,15 +100,32 @@ bad:
         return -EBADMSG;
 }
 
-int ledger_load(int rootfd, struct ledger *ret) {
+int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
         _cleanup_(freep) char *text = NULL;
-        int r = read_full_file_at(rootfd, LEDGER_FILE, 64 * 1024, &text, NULL);
+        char path[64];
+        int r;
 
+        (void) snprintf(path, sizeof(path), RUNDIR "/%s", name);
+        r = read_full_file_at(rootfd, path, 64 * 1024, &text, NULL);
         if (r == -ENOENT) {
-                *ret = (struct ledger) {};
+                *ret = (struct ledger) { .name = name };
                 return 0;
         }
-        return r < 0 ? r : ledger_parse(text, ret);
+        if (r >= 0)
+                r = ledger_parse(text, ret);
+        if (r >= 0)
+                ret->name = name;
+        return r;
+}
+
+int ledger_load(int rootfd, struct ledger *ret) {
+        return ledger_load_named(rootfd, LEDGER_NAME, ret);
+}
+
+uint64_t ledger_give_back_target(uint64_t persistent, uint64_t ours, uint64_t in_use, uint64_t resv) {
+        uint64_t floor = in_use > persistent || resv > persistent - in_use ? persistent : in_use + resv;
+
+        return MAX(persistent - MIN(ours, persistent), floor);
 }
 
 static int format_any(FILE *f, const void *l) {
@@ -116,7 +133,7 @@ static int format_any(FILE *f, const void *l) {
 }
 
 int ledger_save(int rootfd, const struct ledger *l) {
-        return rundir_replace(rootfd, LEDGER_NAME, format_any, l);
+        return rundir_replace(rootfd, l->name ?: LEDGER_NAME, format_any, l);
 }
 
 int ledger_read_pools(int rootfd, const struct topology *t, uint64_t **ret) {
@@ -144,9 +161,10 @@ void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, c
         if (r >= 0)
                 r = ledger_save(rootfd, l);
         if (r < 0)
-                log_warning_errno(r, "Cannot keep the pages this fill added in %s/" LEDGER_FILE
-                                     ": %m; ReleaseOnStop= will not give them back",
-                                  shown_root());
+                log_warning_errno(r, "Cannot keep the pages this fill added in %s/" RUNDIR "/%s: %m; %s will not give "
+                                     "them back", shown_root(), l->name ?: LEDGER_NAME,
+                                  l->name && strcmp(l->name, LEDGER_ONCE_NAME) == 0 ? "hpfilld give-back"
+                                                                                    : "ReleaseOnStop=");
 }
 
 /* One pool, back by ours: a write of its persistent count less them. The kernel frees free pages
@@ -202,6 +220,24 @@ void ledger_release(int rootfd, struct ledger *l) {
         if (r < 0)
                 log_warning_errno(r, "Cannot update %s/" LEDGER_FILE ": %m, ignoring", shown_root());
         topology_done(&t);
+}
+
+uint64_t ledger_ours(const struct ledger *l, uint64_t page_size, unsigned node) {
+        const struct ledger_entry *e = entry((struct ledger *) l, page_size, node, false);
+
+        return e ? e->ours : 0;
+}
+
+void ledger_given_back(struct ledger *l, uint64_t page_size, unsigned node, uint64_t *given, uint64_t now) {
+        struct ledger_entry *e = entry(l, page_size, node, false);
+        uint64_t take;
+
+        if (!e)
+                return;
+        take = MIN(e->ours, *given);
+        e->ours -= take;
+        *given -= take;
+        e->last = now;
 }
 
 void ledger_done(struct ledger *l) {

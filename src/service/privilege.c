@@ -23,6 +23,10 @@ uint64_t command_caps(enum command cmd, const struct config *c) {
                 /* always: any reload may bring reservations, and a capability once dropped
                  * cannot be regained */
                 return CAPS_RESERVE;
+        case COMMAND_GIVE_BACK:
+                /* removes only the reservations nothing maps: each told as status tells it, by a
+                 * lease on its file (another owner's opened for reading); unlinks in root's
+                 * MOUNT/hpfilld and writes the pools as their owner */
         case COMMAND_STATUS:
                 /* says whether a process maps a reservation of another owner's (a lease on it,
                  * reserve_list.c): its file opened for reading, then leased; nothing written */

@@ -25,6 +25,7 @@ int report_document(FILE *f, bool dry_run, int exit_status, const char *body, co
         json_key(&w, "kind"), json_string(&w, dry_run ? "plan" : "report");
         json_key(&w, "exit_status"), json_i64(&w, exit_status);
         json_key(&w, "exit_meaning"), json_string(&w, exit_status_name(exit_status));
+        json_key(&w, "plan_source"), json_string(&w, j->plan_from_cli ? "command line" : "configuration");
         if (dry_run) {
                 if (empty) {
                         json_key(&w, "plan"), json_null(&w);

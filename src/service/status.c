@@ -19,6 +19,7 @@
 #include "service/privilege.h"
 #include "service/status.h"
 #include "service/status_data.h"
+#include "service/status_kubelet.h"
 
 const uint64_t *status_target(const struct status_data *d, uint64_t page_size, unsigned node) {
         for (size_t i = 0; d->rec.valid && i < d->rec.n_targets; i++)
@@ -107,10 +108,11 @@ static int usage_hint(void) {
 }
 
 /* Returns < 0 to go on with *json and *prometheus set, else an exit status. */
-static int parse_argv(int argc, char *argv[], const char **root, bool *json, bool *prometheus) {
+static int parse_argv(int argc, char *argv[], const char **root, bool *json, bool *prometheus, bool *kubelet) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "json", no_argument, NULL, 'j' },
+                { "kubelet", no_argument, NULL, 'K' },
                 { "format", required_argument, NULL, 'F' },
                 { "root", required_argument, NULL, 'R' },
                 {}
@@ -122,10 +124,15 @@ static int parse_argv(int argc, char *argv[], const char **root, bool *json, boo
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
-                        printf("Usage: hpfilld status [--json|--format=text|json|prometheus] [--root DIR]\n"
+                        printf("Usage: hpfilld status [--json|--format=text|json|prometheus|--kubelet] [--root DIR]\n"
                                "Show the huge page pools per size and node next to the last plan's targets,\n"
-                               "the last fill and what its exit status means, and every reservation.\n");
+                               "the last fill and what its exit status means, and every reservation.\n"
+                               "--kubelet: the kubelet's --system-reserved and --reserved-memory values (and the\n"
+                               "KubeletConfiguration's) for the pages the reservations hold outside pods.\n");
                         return 0;
+                case 'K':
+                        *kubelet = true;
+                        break;
                 case 'j':
                         *json = true;
                         break;
@@ -155,10 +162,10 @@ static int parse_argv(int argc, char *argv[], const char **root, bool *json, boo
 int status_main(int argc, char *argv[]) {
         struct status_data d = { .rootfd = -1 };
         const char *root = "/";
-        bool json = false, prometheus = false;
+        bool json = false, prometheus = false, kubelet = false;
         int r;
 
-        r = parse_argv(argc, argv, &root, &json, &prometheus);
+        r = parse_argv(argc, argv, &root, &json, &prometheus, &kubelet);
         if (r >= 0)
                 return r;
         /* before the first file of the tree, which others may have written, is opened */
@@ -186,7 +193,9 @@ int status_main(int argc, char *argv[]) {
         }
         r = status_read(&d);
         if (r >= 0) {
-                if (json && (r = status_print_json(&d, stdout)) < 0)
+                if (kubelet)
+                        status_print_kubelet(&d, stdout);
+                else if (json && (r = status_print_json(&d, stdout)) < 0)
                         log_error_errno(r, "Cannot write the status to standard output: %m");
                 else if (!json)
                         status_print_text(&d, stdout);

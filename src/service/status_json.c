@@ -9,6 +9,7 @@
 
 #include "service/exitstatus.h"
 #include "service/status_data.h"
+#include "service/status_kubelet.h"
 #include "util/json.h"
 
 static void print_pools(const struct status_data *d, struct json_writer *w) {
@@ -168,6 +169,7 @@ int status_print_json(const struct status_data *d, FILE *f) {
         for (int i = 0; i < d->n_reserves; i++)
                 print_reserve(&d->reserves[i], status_reserve_record(d, &d->reserves[i]), &w);
         json_end_array(&w);
+        status_json_kubelet(d, &w);
         json_end_object(&w);
         return json_writer_finish(&w);
 }

@@ -195,6 +195,9 @@ struct file_state {
 enum { KEY_PAGE_SIZE, KEY_AMOUNT };
 static const char *const pool_keys[] = { [KEY_PAGE_SIZE] = "PageSize", [KEY_AMOUNT] = "Amount" };
 enum { RKEY_NAME, RKEY_PAGE_SIZE, RKEY_AMOUNT, RKEY_NODE, RKEY_OWNER, RKEY_GROUP, RKEY_MODE, RKEY_MOUNT };
+_Static_assert(RKEY_GROUP - RKEY_OWNER == RESERVE_ATTR_GROUP && RKEY_MODE - RKEY_OWNER == RESERVE_ATTR_MODE &&
+                       RKEY_MOUNT - RKEY_OWNER == RESERVE_ATTR_MOUNT,
+               "[Reserve]'s Owner=... keys follow enum reserve_attr");
 static const char *const reserve_keys[] = {
         [RKEY_NAME] = "Name", [RKEY_PAGE_SIZE] = "PageSize", [RKEY_AMOUNT] = "Amount", [RKEY_NODE] = "Node",
         [RKEY_OWNER] = "Owner", [RKEY_GROUP] = "Group", [RKEY_MODE] = "Mode", [RKEY_MOUNT] = "Mount",
@@ -399,22 +402,12 @@ static int parse_reserve_key(struct file_state *s, const char *key, const char *
                 rs->node = (int) node;
                 break;
         case RKEY_OWNER:
-                r = copy_name(rs->owner, sizeof(rs->owner), value);
-                break;
         case RKEY_GROUP:
-                r = copy_name(rs->group, sizeof(rs->group), value);
-                break;
         case RKEY_MODE:
-                r = parse_file_mode(value, &rs->mode);
-                if (r < 0)
-                        return error_set(e, -EINVAL, "%s:%u: Mode= must be an octal file mode such as 0640, not '%s'",
-                                         s->name, s->line, value);
-                break;
         case RKEY_MOUNT:
-                if (!*value || config_check_path(value, sizeof(rs->mount)) < 0)
-                        return error_set(e, -EINVAL, "%s:%u: Mount= must be the absolute path of a hugetlbfs mount, not '%s'",
-                                         s->name, s->line, value);
-                memcpy(rs->mount, value, strlen(value) + 1);
+                r = reserve_spec_set_attr(rs, (enum reserve_attr) (k - RKEY_OWNER), value, e);
+                if (r < 0)
+                        return error_prefix(e, r, "%s:%u: %s=%.64s", s->name, s->line, key, value);
                 break;
         }
         if (r < 0 && r != -ENOMEM)

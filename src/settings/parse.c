@@ -7,7 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "settings/conf.h"
 #include "settings/parse.h"
+#include "settings/settings.h"
 
 #define NODE_ID_MAX 65535
 
@@ -174,19 +176,89 @@ int check_name(const char *s, const char *what, struct error *e) {
         return 0;
 }
 
+static int copy_word(char *dst, size_t size, const char *value) {
+        if (!*value || strlen(value) >= size)
+                return -EINVAL;
+        memcpy(dst, value, strlen(value) + 1);
+        return 0;
+}
+
+int reserve_spec_set_attr(struct reserve_spec *rs, enum reserve_attr a, const char *value, struct error *e) {
+        switch (a) {
+        case RESERVE_ATTR_OWNER:
+                if (copy_word(rs->owner, sizeof(rs->owner), value) < 0)
+                        return error_set(e, -EINVAL, "must be a user name or uid of 1 to 63 characters");
+                return 0;
+        case RESERVE_ATTR_GROUP:
+                if (copy_word(rs->group, sizeof(rs->group), value) < 0)
+                        return error_set(e, -EINVAL, "must be a group name or gid of 1 to 63 characters");
+                return 0;
+        case RESERVE_ATTR_MODE:
+                if (parse_file_mode(value, &rs->mode) < 0)
+                        return error_set(e, -EINVAL, "must be an octal file mode such as 0640");
+                return 0;
+        case RESERVE_ATTR_MOUNT:
+                if (!*value || config_check_path(value, sizeof(rs->mount)) < 0)
+                        return error_set(e, -EINVAL, "must be the absolute path of a hugetlbfs mount");
+                memcpy(rs->mount, value, strlen(value) + 1);
+                return 0;
+        }
+        return -EINVAL;
+}
+
+/* ",owner=USER,mode=0660": each once. */
+static int parse_reserve_attrs(char *list, struct reserve_spec *rs, struct error *e) {
+        static const char *const names[] = {
+                [RESERVE_ATTR_OWNER] = "owner", [RESERVE_ATTR_GROUP] = "group",
+                [RESERVE_ATTR_MODE] = "mode",   [RESERVE_ATTR_MOUNT] = "mount",
+        };
+        unsigned seen = 0;
+
+        for (char *item = list, *next; item; item = next) {
+                char *eq;
+                size_t a;
+
+                next = strchr(item, ',');
+                if (next)
+                        *next++ = 0;
+                eq = strchr(item, '=');
+                if (!eq)
+                        return error_set(e, -EINVAL, "'%.64s' is not KEY=VALUE (owner=, group=, mode=, mount=)", item);
+                *eq = 0;
+                for (a = 0; a < ELEMENTSOF(names) && strcmp(item, names[a]) != 0; a++)
+                        ;
+                if (a == ELEMENTSOF(names)) {
+                        const char *close = name_closest(item, names, ELEMENTSOF(names));
+
+                        return close ? error_set(e, -EINVAL, "unknown key '%.64s'; did you mean '%s'?", item, close)
+                                     : error_set(e, -EINVAL, "unknown key '%.64s' (owner=, group=, mode=, mount=)", item);
+                }
+                if (seen & (1u << a))
+                        return error_set(e, -EINVAL, "%s= given twice", names[a]);
+                seen |= 1u << a;
+                if (reserve_spec_set_attr(rs, (enum reserve_attr) a, eq + 1, e) < 0)
+                        return error_prefix(e, -EINVAL, "%s=%.64s", names[a], eq + 1);
+        }
+        return 0;
+}
+
 int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e) {
         _cleanup_(freep) char *copy = strdup(s);
         struct reserve_spec r = { .node = -1, .mode = RESERVE_DEFAULT_MODE };
-        char *size, *amount, *at;
+        char *size, *amount, *at, *attrs;
         uint64_t node;
         int k;
 
         if (!copy)
                 return -ENOMEM;
+        /* names, sizes, amounts and nodes have no comma: what follows the first is the attributes */
+        attrs = strchr(copy, ',');
+        if (attrs)
+                *attrs++ = 0;
         size = strchr(copy, ':');
         amount = size ? strchr(size + 1, ':') : NULL;
         if (!amount)
-                return error_set(e, -EINVAL, "'%s' is not NAME:SIZE:AMOUNT[@NODE]", s);
+                return error_set(e, -EINVAL, "'%s' is not NAME:SIZE:AMOUNT[@NODE][,owner=USER,group=GROUP,mode=MODE]", s);
         *size++ = 0;
         *amount++ = 0;
         k = check_reserve_name(copy, e);
@@ -208,6 +280,11 @@ int parse_reserve_spec(const char *s, struct reserve_spec *ret, struct error *e)
         k = parse_count_or_bytes(amount, &r.value, &r.bytes, e);
         if (k < 0)
                 return k;
+        if (attrs) {
+                k = parse_reserve_attrs(attrs, &r, e);
+                if (k < 0)
+                        return k;
+        }
         (void) snprintf(r.origin, sizeof(r.origin), "--reserve %s", s);
         *ret = r;
         return 0;

@@ -82,6 +82,7 @@ const struct setting settings_table[] = {
         { "Shrink", "shrink", "shrink", 0, true, "yes or no", parse_yes_no, FIELD(shrink) },
         { "DropCaches", "drop_caches", "drop-caches", 0, true, "yes or no", parse_yes_no, FIELD(drop_caches) },
         { "ReleaseOnStop", NULL, NULL, 0, false, "yes or no", parse_yes_no, FIELD(release_on_stop) },
+        { "CreateMounts", NULL, "create-mounts", 0, true, "yes or no", parse_yes_no, FIELD(create_mounts) },
         { "MetricsFile", NULL, "metrics-file", 0, false, "empty or an absolute file path", parse_metrics_file,
           FIELD(metrics_file) },
         { "MetricsInterval", NULL, NULL, 0, false, "seconds from 0 to 86400", parse_interval,

@@ -62,6 +62,8 @@ expect "node0= node1=" hpfilld claim "${R[@]}" vm1 --pool 2M : ""
 expect "db2 vm3" hpfilld unclaim "${R[@]}" ""
 expect "vm3" hpfilld unclaim "${R[@]}" v
 expect "--lock-timeout" hpfilld unclaim --lo
+expect "give-back" hpfilld g
+expect "--lock-timeout" hpfilld give-back --l
 expect "--drop-caches --dry-run" hpfilld --dr
 expect "--metrics-file --min --mode" hpfilld --m
 expect "--release --reserve --root" hpfilld --r
@@ -87,6 +89,19 @@ expect "node0= node1=" hpfilld "${R[@]}" -p 1G : no
 # the word bash replaces is "4,node1": after the last "=" it split at
 expect "4,node1=" hpfilld "${R[@]}" --pool 2M : node0 = 4,node1
 expect "" hpfilld "${R[@]}" --pool 2M : node0 = ""
+# --reserve NAME:SIZE:AMOUNT[@nodeN][,owner=...]: the size after the name, the node after '@',
+# the keys after a comma, users and groups after owner= and group=
+expect "" hpfilld "${R[@]}" --reserve vm
+expect "1G: 2M: 64K:" hpfilld "${R[@]}" --reserve vm1 : ""
+expect "2M:" hpfilld "${R[@]}" --reserve vm1 : 2
+expect "" hpfilld "${R[@]}" --reserve vm1 : 2M : 4
+expect "4@node0 4@node1" hpfilld "${R[@]}" --reserve vm1 : 2M : 4@
+expect "4@node1" hpfilld "${R[@]}" --reserve vm1 : 2M : 4@node1
+expect "4,group= 4,mode= 4,mount= 4,owner=" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,
+expect "4@node0,mode= 4@node0,mount=" hpfilld "${R[@]}" --reserve vm1 : 2M : 4@node0,mo
+expect "root" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,owner = roo
+expect "root" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,owner = ro,group = roo
+expect "" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,mode = 06
 expect "1G 2M 64K" hpfilld bench "${R[@]}" --page-size ""
 # reservations in every hugetlbfs mount
 expect "db vm1 vm2" hpfilld "${R[@]}" --release ""

@@ -41,6 +41,33 @@ TEST(test_arithmetic) {
         ledger_done(&l);
 }
 
+/* give-back's arithmetic: back by ours, never below in use + reserved, never above the pool */
+TEST(test_give_back) {
+        static const struct {
+                uint64_t persistent, ours, in_use, resv, want;
+        } cases[] = {
+                { 100, 70, 0, 0, 30 },   /* another consumer's 30 stay */
+                { 100, 70, 35, 5, 40 },  /* in use and reserved stay */
+                { 100, 200, 0, 0, 0 },   /* ours beyond the pool: the pool, no more */
+                { 100, 70, 120, 0, 100 }, /* more in use than persistent (surplus): nothing goes */
+                { 100, 70, 90, UINT64_MAX, 100 }, /* no overflow */
+                { 0, 10, 0, 0, 0 },
+        };
+        struct ledger l = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                CHECK_EQ(ledger_give_back_target(cases[i].persistent, cases[i].ours, cases[i].in_use, cases[i].resv),
+                         cases[i].want);
+        /* what left the pool leaves ours, the first ledger's first */
+        CHECK_EQ(ledger_filled(&l, M2, 0, 0, 50), 0);
+        uint64_t given = 60;
+        ledger_given_back(&l, M2, 0, &given, 40);
+        CHECK_EQ(given, 10);
+        CHECK_EQ(ledger_ours(&l, M2, 0), 0);
+        CHECK_EQ(ledger_ours(&l, M2, 1), 0);
+        ledger_done(&l);
+}
+
 TEST(test_text) {
         struct ledger l = {}, back = {};
         char *text = NULL;
@@ -122,6 +149,7 @@ TEST(test_release_unreadable) {
 
 int main(void) {
         RUN(test_arithmetic);
+        RUN(test_give_back);
         RUN(test_text);
         RUN(test_release);
         RUN(test_release_unreadable);

@@ -2,8 +2,10 @@
 /* Finding the hugetlbfs mount of a page size in /proc/self/mounts text. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fake-root.h"
+#include "kernel/mount_create.h"
 #include "kernel/mounts.h"
 #include "test.h"
 
@@ -15,6 +17,21 @@ static const char mounts[] = "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0
                              "none /mnt/default hugetlbfs rw,relatime 0 0\n"
                              "garbage\n"
                              "hugetlbfs /mnt/fake ext4 rw,pagesize=2M 0 0\n";
+
+/* CreateMounts='s places: systemd's /dev/hugepages for the default size, /dev/hugepagesSIZE else */
+TEST(test_mount_place) {
+        char place[64];
+
+        hugetlbfs_mount_place(2 * MB, 2 * MB, place, sizeof(place));
+        CHECK_STR_CONTAINS(place, "dev/hugepages");
+        CHECK_EQ(strlen(place), strlen("dev/hugepages"));
+        hugetlbfs_mount_place(1024 * MB, 2 * MB, place, sizeof(place));
+        CHECK(strcmp(place, "dev/hugepages1G") == 0);
+        hugetlbfs_mount_place(2 * MB, 1024 * MB, place, sizeof(place));
+        CHECK(strcmp(place, "dev/hugepages2M") == 0);
+        hugetlbfs_mount_place(64 << 10, 0, place, sizeof(place));
+        CHECK(strcmp(place, "dev/hugepages64K") == 0);
+}
 
 TEST(test_find) {
         char path[256];
@@ -119,6 +136,7 @@ TEST(test_big_table) {
 }
 
 int main(void) {
+        RUN(test_mount_place);
         RUN(test_find);
         RUN(test_forged_long_path);
         RUN(test_odd_lines);

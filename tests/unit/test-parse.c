@@ -205,6 +205,20 @@ TEST(test_reserve_spec) {
         CHECK(!r.bytes);
         CHECK_EQ(parse_reserve_spec("x:2M:10", &r, &e), 0);
         CHECK_EQ(r.node, -1);
+        CHECK(!*r.owner && !*r.group && !*r.mount);
+        /* owner, group, mode and mount after the first comma, in any order, as [Reserve] takes them */
+        CHECK_EQ(parse_reserve_spec("vm1:2M:2G@node0,owner=libvirt-qemu,group=kvm,mode=0660", &r, &e), 0);
+        CHECK(strcmp(r.owner, "libvirt-qemu") == 0);
+        CHECK(strcmp(r.group, "kvm") == 0);
+        CHECK_EQ(r.mode, 0660);
+        CHECK_EQ(r.node, 0);
+        CHECK_EQ(r.value, 2 * GB);
+        CHECK_EQ(parse_reserve_spec("vm2:2M:8,mount=/mnt/huge,mode=640,owner=107", &r, &e), 0);
+        CHECK(strcmp(r.mount, "/mnt/huge") == 0);
+        CHECK(strcmp(r.owner, "107") == 0);
+        CHECK(!*r.group);
+        CHECK_EQ(r.mode, 0640);
+        CHECK_EQ(r.node, -1);
 
         static const struct {
                 const char *in, *why;
@@ -215,6 +229,13 @@ TEST(test_reserve_spec) {
                 { "vm1:2M:0", "zero" },             { "vm1:2M:1G@", "not a node" },
                 { "vm1:2M:1G@x", "not a node" },     { "vm1:2M:25%", "not an amount" },
                 { "vm1:2M:", "empty" },
+                { "vm1:2M:1,", "not KEY=VALUE" },   { "vm1:2M:1,owner", "not KEY=VALUE" },
+                { "vm1:2M:1,grop=kvm", "did you mean 'group'" }, { "vm1:2M:1,uid=1", "unknown key 'uid'" },
+                { "vm1:2M:1,mode=0999", "mode=0999: must be an octal file mode" },
+                { "vm1:2M:1,owner=", "owner=: must be a user name" },
+                { "vm1:2M:1,group=a,group=b", "group= given twice" },
+                { "vm1:2M:1,mount=huge", "mount=huge: must be the absolute path" },
+                { "vm1,owner=a:2M:1", "NAME:SIZE:AMOUNT" },
                 { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:2M:1", "reservation name" },
         };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {

@@ -16,6 +16,7 @@ TEST(test_command_caps) {
 
         CHECK_EQ(command_caps(COMMAND_STATUS, NULL), CAP(CAP_DAC_READ_SEARCH) | CAP(CAP_LEASE));
         CHECK_EQ(command_caps(COMMAND_RELEASE, NULL), 0);
+        CHECK_EQ(command_caps(COMMAND_GIVE_BACK, NULL), CAP(CAP_DAC_READ_SEARCH) | CAP(CAP_LEASE));
         CHECK_EQ(command_caps(COMMAND_BENCH, NULL), 0);
         CHECK_EQ(command_caps(COMMAND_CHECK, &c), 0);
         /* no reservation: the pools are root's files, written as their owner; the daemon keeps

@@ -120,7 +120,7 @@ TEST(test_all_errors) {
         CHECK_STR_CONTAINS(e.msg, "\ntest.conf:3: MinPercent=");
         CHECK_STR_CONTAINS(e.msg, "\ntest.conf:4: unknown section [Bogus]");
         CHECK_STR_CONTAINS(e.msg, "\ntest.conf:8: Amount=abc");
-        CHECK_STR_CONTAINS(e.msg, "\ntest.conf:11: Mode= must be an octal file mode such as 0640, not '999'");
+        CHECK_STR_CONTAINS(e.msg, "\ntest.conf:11: Mode=999: must be an octal file mode such as 0640");
         /* a section with a bad line is not checked as a whole: no "has no PageSize=" for it */
         CHECK(!strstr(e.msg, "test.conf:9"));
         /* the keys of the unknown section are not reported on their own */

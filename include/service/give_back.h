@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* hpfilld give-back: what hpfilld filled and reserved, given back in one step, never pages in use. */
+#pragma once
+
+/* The give-back verb: argv[0] is "give-back". Returns the exit status (hpfilld(8)). */
+int give_back_main(int argc, char *argv[]);

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The admin's one-offs on this kernel: --pool and --reserve are the plan of the run (a
+# configuration's [Pool] and [Reserve] are not used: here a file given with --config, as the
+# suite never reads /etc), --reserve's owner, group and mode, --create-mounts, status --kubelet
+# and give-back (a workload's pages, a mapped reservation and another consumer's pages stay).
+# In a mount namespace of its own, on hugetlbfs mounts it makes; the ledgers in /run/hpfilld
+# put back as found.
+OWN_MOUNT_NS=1
+. "$(dirname "$0")/lib.sh"
+
+G=$HP/hugepages-2048kB
+MNT="$WORK/huge"
+mkdir -p "$MNT"
+mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
+EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+for f in /run/hpfilld/ledger-once /run/hpfilld/ledger; do
+        [ ! -s "$f" ] || cp "$f" "$WORK/$(basename "$f").found"
+done
+# the ledgers as found are this host's (other fills of this boot): the test starts from none and
+# puts them back
+rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
+LEDGERS_BACK="rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger; for f in ledger-once ledger; do [ ! -f '$WORK'/\$f.found ] || cp '$WORK'/\$f.found /run/hpfilld/\$f; done"
+EXTRA_CLEANUP="$LEDGERS_BACK; $EXTRA_CLEANUP"
+pool2m_set 0
+
+# a configuration whose [Reserve] this kernel cannot make (a node it lacks) and whose [Pool] is
+# larger: a one-off --pool fills its own pool alone
+printf '[Pool]\nPageSize=2M\nAmount=node%s=40\n[Reserve]\nName=cfg\nPageSize=2M\nAmount=4\nNode=4000\n' "$first" \
+        >"$WORK/etc.conf"
+expect_rc 2 "$HPFILLD" --once --config "$WORK/etc.conf"
+expect_in "$WORK/err" "etc.conf:4: node4000 does not exist"
+[ "$(pool2m_nr)" = 0 ] || fail "a refused configuration changed the pool: $(pool2m_nr)"
+expect_rc 0 "$HPFILLD" --once --shrink --config "$WORK/etc.conf" --pool "2M:node$first=10"
+expect_in "$WORK/out" "^Plan from the command line \(--pool, --reserve\): the configuration's pools, reservations and claims are not used$"
+[ "$(node_nr "$first" 2048)" = 10 ] || fail "--pool 2M:node$first=10 left $(node_nr "$first" 2048) pages"
+[ ! -e "$MNT/hpfilld/cfg" ] || fail "the configuration's reservation was made"
+echo "ok: --once --pool with a configuration that reserves: its pool alone"
+
+# --reserve with owner, group and mode; the configuration's [Pool] (40 pages) is not used either
+expect_rc 0 "$HPFILLD" --once --config "$WORK/etc.conf" --reserve "vm1:2M:4@node$first,owner=nobody,group=nogroup,mode=0640"
+[ "$(stat -c '%a %U %G %s' "$MNT/hpfilld/vm1")" = "640 nobody nogroup $((4 << 21))" ] ||
+        fail "vm1: $(stat -c '%a %U %G %s' "$MNT/hpfilld/vm1")"
+[ "$(node_nr "$first" 2048)" -lt 40 ] || fail "--reserve alone filled the configuration's pool: $(node_nr "$first" 2048)"
+expect_rc 0 "$HPFILLD" --release vm1
+echo "ok: --reserve vm1:2M:4@node$first,owner=nobody,group=nogroup,mode=0640"
+
+# --create-mounts: no hugetlbfs mount in this namespace now, then one at the documented place of
+# the default page size, /dev/hugepages (its directory is systemd's on the host, kept there)
+
+umount "$MNT"
+EXTRA_CLEANUP="$LEDGERS_BACK; rm -rf /dev/hugepages/hpfilld; while mountpoint -q /dev/hugepages; do umount /dev/hugepages; done"
+[ "$(awk '$3 == "hugetlbfs"' /proc/self/mounts)" = "" ] || fail "a hugetlbfs mount is left: $(grep hugetlbfs /proc/self/mounts)"
+if [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" != 2048 ]; then
+        echo "SKIP: the default huge page size is not 2M (--create-mounts would make a directory in the host's /dev)"
+        exit 77
+fi
+[ -d /dev/hugepages ] || { echo "SKIP: no /dev/hugepages (systemd's) to mount on"; exit 77; }
+pool2m_set 0
+expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "no hugetlbfs mount for 2M pages \(--create-mounts makes one, or: mkdir -p /dev/hugepages; mount -t hugetlbfs -o pagesize=2M none /dev/hugepages\)"
+[ "$(pool2m_nr)" = 0 ] || fail "a run refused for its mount changed the pool"
+expect_rc 0 "$HPFILLD" --once --dry-run --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "no hugetlbfs mount for its pages yet: --create-mounts mounts one at /dev/hugepages"
+! mountpoint -q /dev/hugepages || fail "--dry-run --create-mounts mounted /dev/hugepages"
+expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "Mounted hugetlbfs for 2M pages at /dev/hugepages \(CreateMounts=, --create-mounts\); it stays mounted"
+line=$(awk '$2 == "/dev/hugepages"' /proc/self/mounts)
+case $line in
+"hugetlbfs /dev/hugepages hugetlbfs rw,nosuid,nodev,noexec,"*"pagesize=2M"*) ;;
+*) fail "the mount made: '$line'" ;;
+esac
+[ "$(stat -c '%a %U' /dev/hugepages)" = "755 root" ] || fail "the mount's root: $(stat -c '%a %U' /dev/hugepages)"
+[ -f /dev/hugepages/hpfilld/cm ] || fail "no reservation in the mount made"
+# again: the mount is there, none is made over it
+expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+[ "$(awk '$2 == "/dev/hugepages"' /proc/self/mounts | wc -l)" = 1 ] || fail "a second mount: $(grep hugepages /proc/self/mounts)"
+grep -q "Mounted hugetlbfs" "$WORK/err" && fail "mounted again: $(cat "$WORK/err")"
+expect_rc 0 "$HPFILLD" --release cm
+umount /dev/hugepages
+# never over a mount of another kind
+mount -t tmpfs -o size=1M,mode=0755 none /dev/hugepages
+expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "CreateMounts=: /dev/hugepages is a mount point already, not of hugetlbfs for 2M pages: left alone"
+[ "$(awk '$2 == "/dev/hugepages" { print $3 }' /proc/self/mounts)" = tmpfs ] || fail "the tmpfs was covered"
+umount /dev/hugepages
+echo "ok: --create-mounts mounts /dev/hugepages for 2M pages once, never over a mount, --dry-run only says so"
+
+# give-back: another consumer's 10 pages (an admin's echo) stay; a one-off adds 30 and two
+# reservations; a workload holds 6 pages and a VM maps r2: r1 goes, r2 and its pages stay, the
+# rest of what hpfilld added goes, free pages only (exit 3); once they let go, the rest (exit 0)
+mount -t hugetlbfs -o pagesize=2M none "$MNT"
+EXTRA_CLEANUP="$LEDGERS_BACK; exec 7>&- 8<&- 2>/dev/null; [ -z \"\${VM_PID:-}\" ] || kill \"\$VM_PID\" 2>/dev/null; rm -rf '$MNT/hpfilld'; umount '$MNT'"
+pool2m_set 0
+# from no ledger: the runs above left theirs, which the test's own writes (pool2m_set, not
+# hpfilld's looks) made stale, as an admin's echo 0 and echo 10 between two fills would
+rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
+echo 10 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=40" --reserve "r1:2M:4@node$first" --reserve "r2:2M:4@node$first"
+[ "$(node_nr "$first" 2048)" = 40 ] || fail "the fill: $(node_nr "$first" 2048)"
+# status --kubelet: the reservations' 8 pages, on the node the fill put them, for the kubelet
+"$HPFILLD" status --kubelet >"$WORK/kubelet"
+expect_in "$WORK/kubelet" "^--system-reserved=hugepages-2Mi=16Mi$"
+expect_in "$WORK/kubelet" "^--reserved-memory=$first:hugepages-2Mi=16Mi$"
+expect_in "$WORK/kubelet" "^  - numaNode: $first$"
+"$HPFILLD" status --json >"$WORK/status.json"
+python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kubelet"]; sys.exit(k["system_reserved"] != {"hugepages-2Mi": "16Mi"} or k["reserved_memory"] != [{"numaNode": int(sys.argv[2]), "limits": {"hugepages-2Mi": "16Mi"}}])' \
+        "$WORK/status.json" "$first" || fail "status --json's kubelet: $(cat "$WORK/status.json")"
+echo "ok: status --kubelet and --json's kubelet give the reservations' pages"
+hold_pages 6
+mkfifo "$WORK/vm.in" "$WORK/vm.out"
+python3 "$SOURCE_ROOT/tests/root/map-files.py" "$MNT/hpfilld/r2" <"$WORK/vm.in" >"$WORK/vm.out" &
+VM_PID=$!
+exec 7>"$WORK/vm.in" 8<"$WORK/vm.out"
+read -r line <&8
+[ "$line" = mapped ] || fail "the VM could not map r2: $line"
+expect_rc 3 "$HPFILLD" give-back
+expect_in "$WORK/out" "^r1: removed $MNT/hpfilld/r1$"
+expect_in "$WORK/out" "^r2: kept, in use \(or cannot be told\): $MNT/hpfilld/r2$"
+expect_in "$WORK/out" "^2M pool of node$first: 26 pages given back \(40 -> 14\)$"
+[ ! -e "$MNT/hpfilld/r1" ] && [ -f "$MNT/hpfilld/r2" ] || fail "r1 and r2 after give-back: $(ls "$MNT/hpfilld")"
+[ "$(node_nr "$first" 2048)" = 14 ] || fail "give-back left $(node_nr "$first" 2048), not 14"
+[ "$(cat $G/surplus_hugepages)" = 0 ] || fail "give-back made surplus pages: $(cat $G/surplus_hugepages)"
+hold_release
+echo >&7
+read -r line <&8
+[ "$line" = intact ] || fail "the VM's r2: $line"
+exec 7>&- 8<&-
+wait "$VM_PID" || true
+VM_PID=
+expect_rc 0 "$HPFILLD" give-back
+expect_in "$WORK/out" "^r2: removed $MNT/hpfilld/r2$"
+expect_in "$WORK/out" "^2M pool of node$first: 4 pages given back \(14 -> 10\)$"
+[ "$(node_nr "$first" 2048)" = 10 ] || fail "the second give-back left $(node_nr "$first" 2048), not the admin's 10"
+expect_rc 0 "$HPFILLD" give-back
+expect_in "$WORK/err" "Nothing to give back"
+echo "ok: give-back: free pages and unmapped reservations of hpfilld's only, in one step"
+echo PASS

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""hpfilld give-back refuses while the daemon runs (it holds run/hpfilld/daemon.lock for its
+life), changing nothing, and gives back once it has stopped. On a fake tree under --root;
+waits on the daemon's own messages (with a time limit against hangs)."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemonlib import LIMIT, fail, run, start, stop, write  # noqa: E402
+
+
+def give_back(hpfilld, root):
+    return subprocess.run([hpfilld, "give-back", "--root", root], capture_output=True, text=True, timeout=LIMIT)
+
+
+def test(hpfilld, work, root, notify):
+    pool = root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
+    # a one-off's pages, all free (the fake kernel leaves free_hugepages as written)
+    subprocess.run([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], check=True, stdout=subprocess.DEVNULL)
+    write(pool + "free_hugepages", "8\n")
+    d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=8"])
+    notify.until("READY=1")
+    g = give_back(hpfilld, root)
+    if g.returncode != 1 or "The hpfilld daemon runs" not in g.stderr or "stop it first" not in g.stderr:
+        fail("give-back beside the daemon: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
+    with open(pool + "nr_hugepages") as f:
+        if f.read().strip() != "8":
+            fail("give-back beside the daemon changed the pool")
+    stop(d, notify)
+    g = give_back(hpfilld, root)
+    if g.returncode != 0 or "2M pool of node0: 8 pages given back (8 -> 0)" not in g.stdout:
+        fail("give-back after the daemon: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
+
+
+if __name__ == "__main__":
+    run(test, os.environ["HPFILLD"], "hpfilld-give-back-")
