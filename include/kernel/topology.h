@@ -18,6 +18,9 @@ struct topo_node {
         unsigned *distance; /* to each node, by index into topology.nodes; NULL if unknown */
 };
 
+/* per page size and node in topology.counter_fds: nr_hugepages, free_hugepages, surplus_hugepages */
+#define TOPOLOGY_COUNTERS 3
+
 struct topology {
         bool numa; /* false: no node directory, the global pool files stand for node 0 */
         struct topo_node *nodes; /* online nodes, by id */
@@ -26,9 +29,18 @@ struct topology {
         size_t n_page_sizes;
         uint64_t min_free_kbytes; /* vm.min_free_kbytes; 0 if unknown */
         uint64_t machine_mem; /* bytes, /proc/meminfo's MemTotal beside the nodes' (NUMA); 0 if unknown */
+        /* The pools' counters (nr_hugepages, free_hugepages, surplus_hugepages of each page size
+         * and node), each opened below counters_rootfd on its first read and read again from
+         * offset 0 after (pool.c): an open and a close cost ten times a read of sysfs here (9 us
+         * against 0.9), and a fill reads them some 30 times. -1 until opened; closed by
+         * topology_done(). NULL (a topology made by hand): every read opens the file. */
+        _Atomic int *counter_fds;
+        int counters_rootfd;
 };
 
 int topology_read(int rootfd, struct topology *ret, struct error *e);
+/* Sets up t->counter_fds for counters below @rootfd (none opened yet); -ENOMEM. */
+int topology_counters_init(struct topology *t, int rootfd);
 void topology_done(struct topology *t);
 
 /* Index of node @id in t->nodes, or -ENOENT. */

@@ -30,6 +30,8 @@ int read_line_at(int dirfd, const char *path, char *buf, size_t size);
 int read_u64_at(int dirfd, const char *path, uint64_t *ret);
 /* The same, from an fd opened by the caller (at its start). */
 int read_u64_fd(int fd, uint64_t *ret);
+/* The same from offset 0 (pread()), whatever was read before: a kept sysfs attribute read afresh. */
+int read_u64_fd_again(int fd, uint64_t *ret);
 /* Writes "@v\n" in one write(); sysfs takes the value whole or not at all. */
 int write_u64_at(int dirfd, const char *path, uint64_t v);
 /* Writes a short string in one write() to the kernel attribute @path (open_attr_at()). */

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* One (page size, node) hugetlb pool as sysfs exposes it: its counters and its knobs. */
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "util/beneath.h"
 #include "util/fileio.h"
 #include "kernel/pool.h"
 
@@ -36,15 +42,57 @@ int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, u
         return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
 }
 
+static const char *const counter_files[TOPOLOGY_COUNTERS] = { "nr_hugepages", "free_hugepages", "surplus_hugepages" };
+
+/* Where t->counter_fds keeps @file of the pool, or NULL: not a kept counter, or none kept. */
+static _Atomic int *counter_slot(int rootfd, const struct topology *t, unsigned node, uint64_t page_size,
+                                 const char *file) {
+        size_t s = 0, c = 0;
+        int k;
+
+        if (!t->counter_fds || rootfd != t->counters_rootfd)
+                return NULL;
+        while (c < TOPOLOGY_COUNTERS && strcmp(counter_files[c], file) != 0)
+                c++;
+        while (s < t->n_page_sizes && t->page_sizes[s] != page_size)
+                s++;
+        k = t->numa ? topology_node_index(t, node) : node == 0 ? 0 : -ENOENT;
+        if (c == TOPOLOGY_COUNTERS || s == t->n_page_sizes || k < 0)
+                return NULL;
+        return &t->counter_fds[(s * t->n_nodes + (size_t) k) * TOPOLOGY_COUNTERS + c];
+}
+
 static int read_counter(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, const char *file,
                         uint64_t *ret) {
+        _Atomic int *slot = counter_slot(rootfd, t, node, page_size, file);
         char path[160];
-        int r;
+        int r, fd, kept;
 
         r = pool_path(path, sizeof(path), t, node, page_size, file);
         if (r < 0)
                 return r;
-        return read_u64_at(rootfd, path, ret);
+        if (!slot)
+                return read_u64_at(rootfd, path, ret);
+        kept = atomic_load(slot);
+        if (kept < 0) {
+                /* as read_u64_at() opens it; another thread's, where it came first */
+                struct stat st;
+
+                fd = open_beneath(rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
+                if (fd < 0)
+                        return fd;
+                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                        /* not an attribute (a FIFO put there): read once as before, never kept */
+                        r = read_u64_fd(fd, ret);
+                        (void) close(fd);
+                        return r;
+                }
+                if (atomic_compare_exchange_strong(slot, &kept, fd))
+                        kept = fd;
+                else
+                        (void) close(fd);
+        }
+        return read_u64_fd_again(kept, ret);
 }
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret) {
@@ -73,20 +121,15 @@ uint64_t pool_counts_persistent(const struct pool_counts *c) {
 
 int pool_read_stable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *nr,
                      uint64_t *surplus) {
-        char nr_path[160], surplus_path[160];
         uint64_t again;
         int r;
 
-        r = pool_path(nr_path, sizeof(nr_path), t, node, page_size, "nr_hugepages");
-        if (r >= 0)
-                r = pool_path(surplus_path, sizeof(surplus_path), t, node, page_size, "surplus_hugepages");
-        if (r >= 0)
-                r = read_u64_at(rootfd, nr_path, &again);
+        r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &again);
         for (unsigned tries = 0; r >= 0 && tries < 16; tries++) {
                 *nr = again;
-                r = read_u64_at(rootfd, surplus_path, surplus);
+                r = read_counter(rootfd, t, node, page_size, "surplus_hugepages", surplus);
                 if (r >= 0)
-                        r = read_u64_at(rootfd, nr_path, &again);
+                        r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &again);
                 if (r >= 0 && again == *nr)
                         return 0;
         }

@@ -3,8 +3,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/beneath.h"
 #include "util/fileio.h"
@@ -244,11 +246,32 @@ int topology_read(int rootfd, struct topology *ret, struct error *e) {
                 topology_done(&t);
                 return r;
         }
+        r = topology_counters_init(&t, rootfd);
+        if (r < 0) {
+                topology_done(&t);
+                return r;
+        }
         *ret = t;
         return 0;
 }
 
+int topology_counters_init(struct topology *t, int rootfd) {
+        size_t n = t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS;
+
+        t->counter_fds = malloc((n + 1) * sizeof(*t->counter_fds));
+        if (!t->counter_fds)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                atomic_init(&t->counter_fds[i], -1);
+        t->counters_rootfd = rootfd;
+        return 0;
+}
+
 void topology_done(struct topology *t) {
+        for (size_t i = 0; t->counter_fds && i < t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS; i++)
+                if (t->counter_fds[i] >= 0)
+                        (void) close(t->counter_fds[i]);
+        free((void *) t->counter_fds);
         for (size_t i = 0; i < t->n_nodes; i++) {
                 free(t->nodes[i].cpus);
                 free(t->nodes[i].distance);

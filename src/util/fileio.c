@@ -89,12 +89,13 @@ int read_text_line_at(int dirfd, const char *path, size_t max, char **ret) {
         return 0;
 }
 
-/* One short line from @fd into @buf, as read_line_at() says. */
-static int read_line_fd(int fd, char *buf, size_t size) {
+/* One short line from @fd into @buf, as read_line_at() says: read on from where it is, or with
+ * @again from offset 0 (pread(): sysfs shows an attribute afresh at each read from 0). */
+static int read_line_fd(int fd, char *buf, size_t size, bool again) {
         ssize_t n;
 
         do
-                n = read(fd, buf, size);
+                n = again ? pread(fd, buf, size, 0) : read(fd, buf, size);
         while (n < 0 && errno == EINTR);
         if (n < 0)
                 return -errno;
@@ -111,17 +112,25 @@ static int read_line_fd(int fd, char *buf, size_t size) {
 int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
         _cleanup_(closep) int fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
 
-        return fd < 0 ? fd : read_line_fd(fd, buf, size);
+        return fd < 0 ? fd : read_line_fd(fd, buf, size, false);
 }
 
-int read_u64_fd(int fd, uint64_t *ret) {
+static int read_u64_line(int fd, bool again, uint64_t *ret) {
         char buf[32];
         int r;
 
-        r = read_line_fd(fd, buf, sizeof(buf));
+        r = read_line_fd(fd, buf, sizeof(buf), again);
         if (r < 0)
                 return r;
         return parse_u64(buf, ret) < 0 ? -EBADMSG : 0;
+}
+
+int read_u64_fd(int fd, uint64_t *ret) {
+        return read_u64_line(fd, false, ret);
+}
+
+int read_u64_fd_again(int fd, uint64_t *ret) {
+        return read_u64_line(fd, true, ret);
 }
 
 int read_u64_at(int dirfd, const char *path, uint64_t *ret) {

@@ -50,6 +50,15 @@ TEST(test_numa_machine) {
         CHECK_EQ(c.free, 5);
         CHECK_EQ(pool_write_nr(r.fd, &t, 1, 2 << 20, 40), 0);
         CHECK_EQ(fake_node_nr(&r, 1, 2048), 40);
+        /* the counters stay open after their first read, and each read shows them as they are now */
+        CHECK(t.counter_fds[(0 * t.n_nodes + 1) * TOPOLOGY_COUNTERS + 0] >= 0);
+        CHECK_EQ(pool_read_counts(r.fd, &t, 1, 2 << 20, &c), 0);
+        CHECK_EQ(c.nr, 40);
+        fake_write(&r, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/free_hugepages", "1234\n");
+        CHECK_EQ(pool_read_counts(r.fd, &t, 1, 2 << 20, &c), 0);
+        CHECK_EQ(c.free, 1234);
+        /* a counter of another root is read from there, not from the kept one */
+        CHECK_EQ(pool_read_counts(-1, &t, 1, 2 << 20, &c), -EBADF);
         /* Node3 holds 5 surplus pages (of 12): node1's count goes to nr_hugepages_mempolicy as
          * the global persistent count, 7 (node3) + 44; node1's own file is not written. */
         fake_set_node_pool(&r, 3, 2048, 12, 0);
