@@ -105,7 +105,7 @@ void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size) {
         (void) snprintf(buf, size, "pid %d (%s, since %s)", (int) h.pid, shown, when);
 }
 
-static int write_holder(int rootfd, int fd, const char *what) {
+static int write_holder(int rootfd, int fd, off_t size, const char *what) {
         char line[256];
         uint64_t start = 0;
         int n;
@@ -115,9 +115,10 @@ static int write_holder(int rootfd, int fd, const char *what) {
                      (long long) time(NULL), what);
         if (n < 0 || (size_t) n >= sizeof(line))
                 return -E2BIG;
-        /* written over, then cut to its length: a truncation to 0 first costs a journal commit
-         * on a /run that is not tmpfs */
-        if (pwrite(fd, line, (size_t) n, 0) != n || ftruncate(fd, n) < 0)
+        /* written over, then cut to its length where the last holder's was longer: a truncation
+         * to 0 first costs a journal commit on a /run that is not tmpfs, and any truncation an
+         * inode update there */
+        if (pwrite(fd, line, (size_t) n, 0) != n || (size > n && ftruncate(fd, n) < 0))
                 return -errno;
         return 0;
 }
@@ -149,27 +150,29 @@ static int wait_for(int fd, unsigned timeout_s, struct stop *stop, const struct 
 }
 
 /* The lock file: a regular file of ours, mode 0600 (flock() needs only a descriptor, and one
- * opened for reading is enough: a file others may open is a lock anyone may hold). Made with
- * O_EXCL, mode 0600 whatever the umask (umask(077) around the create: the file is never
- * looser, not even before the fchmod() that sets it after a default ACL); else the one there
- * is opened, and refused if it is not ours or of another mode. Never removed nor replaced:
+ * opened for reading is enough: a file others may open is a lock anyone may hold). The one
+ * there is opened, and refused if it is not ours or of another mode; where there is none, one is
+ * made with O_EXCL, mode 0600 whatever the umask (umask(077) around the create: the file is never
+ * looser, not even before the fchmod() that sets it after a default ACL). Never removed nor replaced:
  * removing the file another fill just made (or is about to lock) is two fills at once. The
  * name older hpfilld versions used, run/hpfilld/lock (mode 0644 from some), is not looked at. */
 static int open_lock_named(int dirfd, const char *name) {
         for (unsigned tries = 0;; tries++) {
                 _cleanup_(closep) int fd = -1;
                 struct stat st;
-                mode_t mask = umask(077);
+                mode_t mask;
 
-                fd = open_regular_at(dirfd, name, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
-                (void) umask(mask);
-                if (fd >= 0)
-                        return fchmod(fd, 0600) < 0 ? -errno : TAKE_FD(fd);
-                if (fd != -EEXIST)
-                        return fd;
+                /* the one there (on every run but a boot's first), else one made */
                 fd = open_regular_at(dirfd, name, O_RDWR, 0, &st);
-                if (fd == -ENOENT && tries < 3) /* removed since (by hand): made anew */
-                        continue;
+                if (fd == -ENOENT && tries < 3) {
+                        mask = umask(077);
+                        fd = open_regular_at(dirfd, name, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
+                        (void) umask(mask);
+                        if (fd >= 0)
+                                return fchmod(fd, 0600) < 0 ? -errno : TAKE_FD(fd);
+                        if (fd == -EEXIST) /* made since by another fill: opened as it is */
+                                continue;
+                }
                 if (fd < 0)
                         return fd;
                 if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600)
@@ -217,11 +220,13 @@ int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid) {
 
 /* Whether @fd is still the file of that name: it may have been removed by hand (and made anew
  * by another fill) between our open and our flock(). */
-static bool lock_in_place(int dirfd, int fd) {
+static bool lock_in_place(int dirfd, int fd, off_t *ret_size) {
         struct stat a, b;
 
-        return fstat(fd, &a) >= 0 && fstatat(dirfd, HOSTLOCK_FILE, &b, AT_SYMLINK_NOFOLLOW) >= 0 &&
-               a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        if (fstat(fd, &a) < 0 || fstatat(dirfd, HOSTLOCK_FILE, &b, AT_SYMLINK_NOFOLLOW) < 0)
+                return false;
+        *ret_size = a.st_size;
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 static const char *lock_error(int r) {
@@ -235,6 +240,7 @@ int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop 
                   bool *ret_waited) {
         _cleanup_(closep) int dirfd = -1, fd = -1;
         char holder[256];
+        off_t size;
         int r;
 
         dirfd = rundir_open(rootfd);
@@ -267,9 +273,9 @@ again:
                         return log_error_errno(r, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 log_info("The other fill has ended, going on");
         }
-        if (!lock_in_place(dirfd, fd))
+        if (!lock_in_place(dirfd, fd, &size))
                 goto again;
-        r = write_holder(rootfd, fd, what);
+        r = write_holder(rootfd, fd, size, what);
         if (r < 0)
                 log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring", shown_root());
         return TAKE_FD(fd);

@@ -342,13 +342,27 @@ TEST(test_lock_file) {
         /* the old name: as it was */
         CHECK(fstatat(r.fd, "run/hpfilld/lock", &st, AT_SYMLINK_NOFOLLOW) == 0);
         CHECK_EQ(st.st_mode & 07777, 0644);
-        /* again: the same file */
+        /* again: the same file, its holder line the new one alone (a longer one before cut off,
+         * fake_write() writes the same inode) */
+        fake_write(&r, "run/hpfilld/" HOSTLOCK_FILE, "pid=1 start=2 since=3 what=a holder whose line is longer than ours\n");
         CHECK(fstatat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, &before, 0) == 0);
         fd = take(&r);
         CHECK(fd >= 0);
         close(fd);
         CHECK(fstatat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, &st, 0) == 0);
         CHECK_EQ(st.st_ino, before.st_ino);
+        {
+                char line[256] = "";
+                int lfd = openat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, O_RDONLY | O_CLOEXEC);
+                ssize_t n = lfd >= 0 ? read(lfd, line, sizeof(line) - 1) : -1;
+
+                CHECK(n > 0);
+                if (lfd >= 0)
+                        close(lfd);
+                CHECK(strncmp(line, "pid=", 4) == 0);
+                CHECK(strstr(line, " what=test\n") != NULL);
+                CHECK(strchr(line, '\n')[1] == 0);
+        }
         /* of another mode: refused, and left there */
         CHECK(fchmodat(r.fd, "run/hpfilld/" HOSTLOCK_FILE, 0644, 0) == 0);
         CHECK_EQ(take(&r), -EPERM);
