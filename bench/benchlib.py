@@ -149,16 +149,18 @@ def paired(times, ref):
     return statistics.median(a / b for a, b in zip(times, ref))
 
 
-def startup(hpfilld, runs):
+def startup(hpfilld, runs, static=None):
     """{command: [seconds]} for commands that do nothing but start: sh -c true (busybox's too, where
     there is one), hpfilld --version, and an --once whose pool is at its target (the 2 MiB pool,
-    empty, asked for 0 with --shrink: it reads the host, takes the lock, records, writes nothing).
-    Interleaved, a shuffled order per round."""
+    empty, asked for 0 with --shrink: it reads the host, takes the lock, records, writes nothing);
+    the same for @static (hpfilld-initramfs) where given. Interleaved, a shuffled order per round."""
     tools = {"sh -c true": ["sh", "-c", "true"]}
     if shutil.which("busybox"):
         tools["busybox sh -c true"] = ["busybox", "sh", "-c", "true"]
-    tools["hpfilld --version"] = [hpfilld, "--version"]
-    tools["hpfilld --once, nothing to do"] = [hpfilld, "--once", "-q", "--pool", "2M:0", "--shrink"]
+    for name, path in (("hpfilld", hpfilld), ("hpfilld-initramfs", static)):
+        if path:
+            tools[name + " --version"] = [path, "--version"]
+            tools[name + " --once, nothing to do"] = [path, "--once", "-q", "--pool", "2M:0", "--shrink"]
     times = {t: [] for t in tools}
     with pool_kept():
         write("nr_hugepages", 0)

@@ -5,9 +5,9 @@
 # an --once with nothing to do (the 2M pool empty and asked for 0 with --shrink: it reads the
 # guest, takes the lock, records, writes nothing), and a small fill (PAGES 2M pages from an empty
 # pool) beside echo's, RUNS rounds in a shuffled order after one untimed round. With
-# HPFILLD_STATIC (a static build: meson setup ... -Dstatic=true) the same rows for it too. Prints
+# HPFILLD_STATIC (build/hpfilld-initramfs of -Dstatic-initramfs=true) the same rows for it too. Prints
 # one "time NAME MS" line per run, read from the guest's console.
-#     HPFILLD=build/hpfilld [HPFILLD_STATIC=build-static/hpfilld] bench/vm-startup.sh RUNS PAGES
+#     HPFILLD=build/hpfilld [HPFILLD_STATIC=build/hpfilld-initramfs] bench/vm-startup.sh RUNS PAGES
 # Needs root (QEMU's guest only; nothing of the host's pools is touched).
 set -eu
 [ $# = 2 ] || { echo "usage: $0 RUNS PAGES" >&2; exit 2; }
