@@ -33,6 +33,7 @@ bench fault-bench '^auto +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/f
         --max-threads 2 --no-warm-free
 bench matrix 'auto [0-9.]+x (sysfs|fault-[0-9]+), the fastest method \(paired' python3 "$BENCH/matrix.py" --hpfilld "$HPFILLD" --size 8M \
         --runs 1 --warmup 0 --threads 1,2
+bench startup '^  hpfilld --once, nothing to do +[0-9.]+ ms +[0-9.]+x$' python3 "$BENCH/startup.py" --hpfilld "$HPFILLD" --runs 1
 if [ -d "$HP/hugepages-1048576kB" ]; then
         bench gigantic-bench '^(off|on|n/a) +hpfilld +[0-9]+ +[0-9]+ ' python3 "$BENCH/gigantic-bench.py" \
                 --hpfilld "$HPFILLD" --pages 1 --rounds 1
