@@ -9,7 +9,7 @@ administrator would pay: hpfilld --once, `sh -c 'echo N > nr_hugepages'`, and
 import argparse
 import shutil
 
-from benchlib import HP, HPFILLD, PAGE, check_host, parse_size, print_table, run_interleaved
+from benchlib import HP, HPFILLD, PAGE, check_host, paired, parse_size, print_table, run_interleaved
 
 
 def main():
@@ -18,6 +18,8 @@ def main():
     ap.add_argument("--size", default="4G", help="pool size to fill to (default 4G)")
     ap.add_argument("--runs", type=int, default=15, help="runs per tool (default 15)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed warm-up fills (default 2)")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=BINARY",
+                    help="another hpfilld in the same rounds (an older build, build/hpfilld-initramfs)")
     args = ap.parse_args()
 
     check_host()
@@ -26,6 +28,11 @@ def main():
         "hpfilld": [args.hpfilld, "--once", "-q", "--pool", "2M:%d" % pages],
         "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, HP)],
     }
+    for also in args.also:
+        name, _, path = also.partition("=")
+        if not path:
+            ap.error("--also %s: NAME=BINARY" % also)
+        tools[name] = [path, "--once", "-q", "--pool", "2M:%d" % pages]
     if shutil.which("hugeadm"):
         tools["hugeadm"] = ["hugeadm", "--pool-pages-min", "2MB:%d" % pages]
     else:
@@ -33,6 +40,8 @@ def main():
     times = run_interleaved(tools, pages, args.runs, args.warmup)
     print("2M pool: 0 -> %d pages (%s), %d runs each, warm, interleaved" % (pages, args.size, args.runs))
     print_table(times, "echo")
+    print("paired (round by round) x echo: " + ", ".join("%s %.2f" % (n, paired(ts, times["echo"]))
+                                                      for n, ts in times.items() if n != "echo"))
 
 
 if __name__ == "__main__":
