@@ -31,8 +31,17 @@ struct stop {
  * them: it is ignored, and a write to a closed pipe fails with EPIPE instead. */
 void stop_signals(sigset_t *set);
 /* Blocks stop_signals() and ignores SIGPIPE, in the calling thread and every thread it
- * creates later (call before any other exists), so that only signalfd()s see them. */
+ * creates later (call before any other exists), so that only signalfd()s see them; outside a
+ * write window, where a handler takes them (stop_write_open()). */
 int stop_block_signals(void);
+/* A write window around a write the kernel ends early for a signal: a sysfs nr_hugepages write
+ * stops allocating at a pending signal (set_max_huge_pages() checks signal_pending() per page)
+ * and returns as a success that gave fewer pages. Unblocks @s's signals in this thread (they
+ * reach it, the only thread not blocking them), so that a SIGTERM sent during the write ends it
+ * within a page, not after the whole step; close blocks them again (the mask as in @saved) and
+ * makes a signal the window took a stop request of @s. */
+void stop_write_open(struct stop *s, sigset_t *saved);
+void stop_write_close(struct stop *s, const sigset_t *saved);
 void stop_init(struct stop *s);
 void stop_done(struct stop *s);
 void stop_request(struct stop *s, int signo);

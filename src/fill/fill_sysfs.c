@@ -42,14 +42,20 @@ static int read_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uin
 
 static int write_nr(struct fill_shared *s, unsigned node, uint64_t page_size, uint64_t count) {
         char path[160];
+        sigset_t saved;
+        int r;
 
+        /* a stop signal during the write ends the kernel's allocation there (stop_write_open()) */
+        stop_write_open(s->stop, &saved);
         if (s->global_writes) {
                 /* The only node with memory: the global file means the same and the kernel's
                  * path for it is cheaper than the node-masked one (0.5 ms on 4 GiB here). */
                 (void) pool_global_path(path, sizeof(path), page_size, "nr_hugepages");
-                return write_u64_at(s->rootfd, path, count);
-        }
-        return pool_write_nr(s->rootfd, s->t, node, page_size, count);
+                r = write_u64_at(s->rootfd, path, count);
+        } else
+                r = pool_write_nr(s->rootfd, s->t, node, page_size, count);
+        stop_write_close(s->stop, &saved);
+        return r;
 }
 
 static int compact(struct fill_shared *s, unsigned node) {

@@ -24,16 +24,46 @@ void stop_signals(sigset_t *set) {
                 sigaddset(set, i);
 }
 
+/* A stop signal taken inside a write window (stop_write_open()), for stop_write_close(): an
+ * atomic int, lock-free on every platform we build for, is safe to store from a handler. */
+static atomic_int taken_in_write;
+
+static void take_in_write(int signo) {
+        atomic_store(&taken_in_write, signo);
+}
+
 int stop_block_signals(void) {
-        struct sigaction ign = { .sa_handler = SIG_IGN };
+        struct sigaction ign = { .sa_handler = SIG_IGN }, take = { .sa_handler = take_in_write, .sa_flags = SA_RESTART };
         sigset_t set;
+        int r;
 
         /* A closed stdout or stderr is an error of the writes to it, never an end to the
          * fill's bookkeeping (the overcommit put back, the pages adopted). */
         if (sigaction(SIGPIPE, &ign, NULL) < 0)
                 return -errno;
         stop_signals(&set);
-        return -pthread_sigmask(SIG_BLOCK, &set, NULL);
+        r = -pthread_sigmask(SIG_BLOCK, &set, NULL);
+        if (r < 0)
+                return r;
+        /* blocked everywhere but inside a write window, where this handler takes them */
+        take.sa_mask = set;
+        for (int signo = 1; signo < NSIG; signo++)
+                if (sigismember(&set, signo) == 1 && sigaction(signo, &take, NULL) < 0)
+                        return -errno;
+        return 0;
+}
+
+void stop_write_open(struct stop *s, sigset_t *saved) {
+        (void) pthread_sigmask(SIG_UNBLOCK, &s->signals, saved);
+}
+
+void stop_write_close(struct stop *s, const sigset_t *saved) {
+        int signo;
+
+        (void) pthread_sigmask(SIG_SETMASK, saved, NULL);
+        signo = atomic_exchange(&taken_in_write, 0);
+        if (signo)
+                stop_request(s, signo);
 }
 
 void stop_init(struct stop *s) {
