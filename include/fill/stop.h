@@ -36,10 +36,11 @@ void stop_signals(sigset_t *set);
 int stop_block_signals(void);
 /* A write window around a write the kernel ends early for a signal: a sysfs nr_hugepages write
  * stops allocating at a pending signal (set_max_huge_pages() checks signal_pending() per page)
- * and returns as a success that gave fewer pages. Unblocks @s's signals in this thread (they
- * reach it, the only thread not blocking them), so that a SIGTERM sent during the write ends it
- * within a page, not after the whole step; close blocks them again (the mask as in @saved) and
- * makes a signal the window took a stop request of @s. */
+ * and returns as a success that gave fewer pages. Unblocks SIGINT, SIGTERM, SIGHUP and SIGQUIT,
+ * where @s takes them, in this thread (they reach it, the only thread not blocking them), so that
+ * one sent during the write ends it within a page, not after the whole step (the other stop
+ * signals wait for the write); close blocks them again (the mask as in @saved) and makes a
+ * signal the window took a stop request of @s. */
 void stop_write_open(struct stop *s, sigset_t *saved);
 void stop_write_close(struct stop *s, const sigset_t *saved);
 void stop_init(struct stop *s);

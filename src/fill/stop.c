@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fill/stop.h"
+#include "util/macro.h"
 
 void stop_signals(sigset_t *set) {
         static const int signals[] = {
@@ -27,6 +28,9 @@ void stop_signals(sigset_t *set) {
 /* A stop signal taken inside a write window (stop_write_open()), for stop_write_close(): an
  * atomic int, lock-free on every platform we build for, is safe to store from a handler. */
 static atomic_int taken_in_write;
+/* the stop signals a write window takes (the ones people send to stop a fill: a handler each,
+ * one sigaction() a signal at start); the others wait for the write to end, as before */
+static const int write_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void take_in_write(int signo) {
         atomic_store(&taken_in_write, signo);
@@ -47,14 +51,20 @@ int stop_block_signals(void) {
                 return r;
         /* blocked everywhere but inside a write window, where this handler takes them */
         take.sa_mask = set;
-        for (int signo = 1; signo < NSIG; signo++)
-                if (sigismember(&set, signo) == 1 && sigaction(signo, &take, NULL) < 0)
+        for (size_t i = 0; i < ELEMENTSOF(write_signals); i++)
+                if (sigaction(write_signals[i], &take, NULL) < 0)
                         return -errno;
         return 0;
 }
 
 void stop_write_open(struct stop *s, sigset_t *saved) {
-        (void) pthread_sigmask(SIG_UNBLOCK, &s->signals, saved);
+        sigset_t set;
+
+        sigemptyset(&set);
+        for (size_t i = 0; i < ELEMENTSOF(write_signals); i++)
+                if (sigismember(&s->signals, write_signals[i]) == 1)
+                        sigaddset(&set, write_signals[i]);
+        (void) pthread_sigmask(SIG_UNBLOCK, &set, saved);
 }
 
 void stop_write_close(struct stop *s, const sigset_t *saved) {
