@@ -45,9 +45,10 @@ run_suite vm build "vm"
 run_suite pkg build "pkg"
 CC=clang run_suite clang build-clang "unit"
 # every optional library left out: the fallbacks (built-in sd_notify, raw capset, no libnuma or
-# libhugetlbfs) run the same unit and root tests
+# libhugetlbfs) run the same unit and root tests; the static hpfilld-initramfs, built without them
+# too, with its own unit test
 run_suite minimal build-minimal "unit root" -Dnuma=disabled -Dhugetlbfs=disabled -Dsystemd=disabled \
-        -Dlibcap=disabled -Dman-pages=disabled
+        -Dlibcap=disabled -Dman-pages=disabled -Dstatic-initramfs=true
 run_suite asan+ubsan build-asan "unit root" -Db_sanitize=address,undefined -Db_lundef=false
 run_suite tsan build-tsan "unit root" -Db_sanitize=thread
 

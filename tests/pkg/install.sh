@@ -141,6 +141,22 @@ for f in usr/sbin/hpfilld scripts/init-premount/hpfilld etc/hpfilld.conf; do
         grep -qx "$f" "$WORK/initramfs.list" || fail "no $f in the initramfs after the install (the hook did not run?)"
 done
 ok "the initramfs-tools trigger put hpfilld and its script into initrd.img-$KVER"
+# the hpfilld in the image is the static hpfilld-initramfs (debian/rules: -Dstatic-initramfs=true):
+# no dynamic loader before the root file system; Built-Using names the C library it holds
+static=usr/libexec/hpfilld/hpfilld-initramfs
+[ -x "$ROOT/$static" ] || fail "the package installed no executable /$static"
+mkdir "$WORK/initrd"
+chroot "$ROOT" unmkinitramfs "/boot/initrd.img-$KVER" /tmp/initrd >"$WORK/unmkinitramfs.log" 2>&1 ||
+        { cat "$WORK/unmkinitramfs.log"; fail "unmkinitramfs failed"; }
+image_hpfilld=$(find "$ROOT/tmp/initrd" -path '*/usr/sbin/hpfilld' -type f | head -n 1)
+[ -n "$image_hpfilld" ] || fail "no usr/sbin/hpfilld unpacked from the initramfs"
+cmp -s "$image_hpfilld" "$ROOT/$static" || fail "the initramfs's hpfilld is not /$static"
+if readelf -lW "$ROOT/$static" | grep -q 'INTERP'; then fail "/$static has a program interpreter (not static)"; fi
+rm -rf "$ROOT/tmp/initrd"
+rootfs_chroot "/$static" --version >/dev/null || fail "/$static --version failed in the root"
+built_using=$(dpkg-deb -f "$DEB" Built-Using)
+[[ $built_using == glibc\ \(=\ * ]] || fail "Built-Using is '$built_using', expected glibc (= VERSION)"
+ok "the initramfs holds the static /$static; Built-Using: $built_using"
 
 # a changed conffile survives a reinstall; a purge removes it and the symlink
 echo "# a local change" >>"$ROOT/etc/hpfilld.conf"
