@@ -108,6 +108,9 @@ dom vm1 "<memory>131073</memory>" "<hugepages/>"
 expect "KiB, rounded up" vm1 prepare begin 0 "claim libvirt-vm1 --pool 2M:65"
 dom vm1 "<memory unit='MB'>100</memory>" "<hugepages/>"
 expect "MB (10^6 bytes)" vm1 prepare begin 0 "claim libvirt-vm1 --pool 2M:48"
+# a size of neither MiB nor GiB (arm64's 64 KiB contiguous pages) in kB, as hpfilld takes it
+dom vm1 "<memory unit='MiB'>1</memory>" "<hugepages><page size='64'/></hugepages>"
+expect "64 KiB pages" vm1 prepare begin 0 "claim libvirt-vm1 --pool 64kB:16"
 
 # 1G pages, unit=G, on one host node
 dom vm2 "<memory unit='G'>4</memory>" "<hugepages><page size='1' unit='G'/></hugepages>" "" \
