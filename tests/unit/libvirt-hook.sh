@@ -182,6 +182,12 @@ grep -q "'0-x' is not a node set" "$work/err" || bad "bad nodeset: $(cat "$work/
 dom vm6 "<memory unit='furlongs'>64</memory>" "<hugepages/>"
 expect "bad unit" vm6 prepare begin 1 ""
 grep -q "unit 'furlongs'" "$work/err" || bad "bad unit: $(cat "$work/err")"
+dom vm6 "<memory unit='MiB'>64</memory>" "<hugepages/>" "<numa><cell id='x' cpus='0' memory='64' unit='MiB'/></numa>"
+expect "bad cell id" vm6 prepare begin 1 ""
+grep -q "guest cell 1 has the id 'x', not a number" "$work/err" || bad "bad cell id: $(cat "$work/err")"
+printf '<domain><name>vm6</name><memory>65536</memory><memoryBacking><hugepages/></memoryBacking>\n' >"$work/broken.xml"
+expect "not well-formed" vm6 prepare begin 1 "" "$work/broken.xml"
+grep -q "domain 'vm6': its XML on standard input is not well-formed: -:2: parser error" "$work/err" || bad "not well-formed: $(cat "$work/err")"
 machine 0 0
 printf 'MemTotal: 1 kB\n' >"$work/m/proc/meminfo"
 dom vm6 "<memory unit='MiB'>64</memory>" "<hugepages/>"
