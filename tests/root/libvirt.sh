@@ -36,8 +36,7 @@ NAME=hpfilld-test_1 CLAIM=libvirt-hpfilld-test_5f1
 BIG=hpfilld-test-big BIGCLAIM=libvirt-hpfilld-test-big
 HOOKDIR=/etc/libvirt/hooks/qemu.d
 claim_file() { echo "/run/hpfilld.conf.d/50-claim-$1.conf"; }
-node=$(echo $(mem_nodes) | cut -d' ' -f1)
-[ "$node" = 0 ] || { echo "SKIP: no memory on node0"; exit 77; }
+[ "$first" = 0 ] || { echo "SKIP: no memory on node0"; exit 77; }
 N0=$NODES/node0/hugepages/hugepages-2048kB
 F=$HP/hugepages-2048kB/free_hugepages
 
