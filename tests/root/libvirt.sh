@@ -5,15 +5,15 @@
 # /etc/libvirt/hooks/qemu.d/hpfilld (running the source tree's hook with the built hpfilld), a
 # small TCG domain (<domain type='qemu'>, 64 MiB, <memoryBacking><hugepages/>, no disk: it sits
 # in SeaBIOS) whose name needs escaping.
-#   - virsh start: the hook's `hpfilld claim` grows node0's 2M pool by the domain's 32 pages,
-#     QEMU takes them all (free_hugepages as before), the domain is running, the claim file is
-#     in /run/hpfilld.conf.d/;
+#   - virsh start of a domain bound to node0 (<numatune>): the hook's `hpfilld claim` grows
+#     node0's 2M pool by the domain's 32 pages, QEMU takes them all (free_hugepages as before),
+#     the domain is running, the claim file (node0=32) is in /run/hpfilld.conf.d/;
 #   - virsh destroy: the release hook's unclaim gives them back: every pool counter as before,
 #     no claim file;
-#   - a domain of more 2M memory than the host has (MemTotal): virsh start fails with
-#     hpfilld's message, in virsh's error and in libvirtd's log; the claim is refused by
-#     hpfilld's memory budget before any page is asked for (QEMU never starts), every pool
-#     counter is as before, no claim file is left, the domain is shut off.
+#   - a domain of more 2M memory than the host has (MemTotal; no <numatune>: hpfilld's spread):
+#     virsh start fails with hpfilld's message, in virsh's error and in libvirtd's log; the
+#     claim is refused by hpfilld's memory budget before any page is asked for (QEMU never
+#     starts), every pool counter is as before, no claim file is left, the domain is shut off.
 # Puts back what it found: domains undefined, the libvirtd and virtlogd it started stopped,
 # /etc/libvirt/hooks as it was, the mount it made unmounted, the pools (lib.sh). Skips (77)
 # without root, libvirtd, virsh or QEMU, without `hpfilld claim`, or where a libvirtd runs
@@ -95,13 +95,15 @@ V="virsh -q -c qemu:///system"
 $V version >/dev/null 2>&1 || { $V version; fail "libvirtd does not answer"; }
 echo "libvirtd $(libvirtd --version | awk '{ print $NF }'), pid $(cat "$WORK/libvirtd.pid")"
 
-# domain NAME MIB: a TCG domain of MIB MiB of memory on huge pages of the default size
+# domain NAME MIB [XML]: a TCG domain of MIB MiB of memory on huge pages of the default size, with XML
+# (a <numatune>) in it
 domain() {
         cat >"$WORK/$1.xml" <<EOF
 <domain type='qemu'>
   <name>$1</name>
   <memory unit='MiB'>$2</memory>
   <memoryBacking><hugepages/></memoryBacking>
+  ${3:-}
   <vcpu>1</vcpu>
   <os><type arch='x86_64' machine='pc'>hvm</type></os>
   <devices>
@@ -117,8 +119,9 @@ state() {
         $V domstate "$1" 2>&1
 }
 
-# 1. a domain of 64 MiB: its 32 pages claimed on node0, taken by QEMU, given back
-domain "$NAME" 64
+# 1. a domain of 64 MiB bound to node0: its 32 pages claimed there (--pool 2M:node0=32), taken
+# by QEMU, given back
+domain "$NAME" 64 "<numatune><memory mode='strict' nodeset='0'/></numatune>"
 before=$(snapshot)
 nr0=$(cat "$N0/nr_hugepages") free=$(cat "$F")
 $V start "$NAME" >"$WORK/out" 2>&1 || { cat "$WORK/out"; tail -n 20 "$WORK/libvirtd.log"; fail "virsh start $NAME failed"; }
@@ -127,6 +130,7 @@ got=$(cat "$N0/nr_hugepages")
 [ "$got" = $((nr0 + 32)) ] || fail "node0's 2M pool holds $got pages with $NAME running, expected $nr0 + 32"
 [ "$(cat "$F")" = "$free" ] || fail "$(cat "$F") free 2M pages with $NAME running, $free before: QEMU did not take the 32 claimed"
 [ -f "$(claim_file "$CLAIM")" ] || fail "no $(claim_file "$CLAIM") with $NAME running"
+grep -q 'node0=32' "$(claim_file "$CLAIM")" || { cat "$(claim_file "$CLAIM")"; fail "the claim is not node0=32 (above)"; }
 echo "ok   virsh start $NAME: node0's 2M pool $nr0 -> $got, QEMU holds 32 pages, $(claim_file "$CLAIM")"
 $V destroy "$NAME" >/dev/null
 [ "$(state "$NAME")" = "shut off" ] || fail "$NAME is $(state "$NAME") after virsh destroy"
