@@ -7,7 +7,8 @@
 # in SeaBIOS) whose name needs escaping.
 #   - virsh start of a domain bound to node0 (<numatune>): the hook's `hpfilld claim` grows
 #     node0's 2M pool by the domain's 32 pages, QEMU takes them all (free_hugepages as before),
-#     the domain is running, the claim file (node0=32) is in /run/hpfilld.conf.d/;
+#     the domain is running, the claim file (node0=32) is in /run/hpfilld.conf.d/, hpfilld
+#     status lists it;
 #   - virsh destroy: the release hook's unclaim gives them back: every pool counter as before,
 #     no claim file;
 #   - a domain of more 2M memory than the host has (MemTotal; no <numatune>: hpfilld's spread):
@@ -131,6 +132,8 @@ got=$(cat "$N0/nr_hugepages")
 [ "$(cat "$F")" = "$free" ] || fail "$(cat "$F") free 2M pages with $NAME running, $free before: QEMU did not take the 32 claimed"
 [ -f "$(claim_file "$CLAIM")" ] || fail "no $(claim_file "$CLAIM") with $NAME running"
 grep -q 'node0=32' "$(claim_file "$CLAIM")" || { cat "$(claim_file "$CLAIM")"; fail "the claim is not node0=32 (above)"; }
+"$HPFILLD" status >"$WORK/status" 2>&1 || true
+grep -Eq "^$CLAIM +2M +node0 +32 " "$WORK/status" || { cat "$WORK/status"; fail "hpfilld status does not list $CLAIM: 32 2M pages on node0 (above)"; }
 echo "ok   virsh start $NAME: node0's 2M pool $nr0 -> $got, QEMU holds 32 pages, $(claim_file "$CLAIM")"
 $V destroy "$NAME" >/dev/null
 [ "$(state "$NAME")" = "shut off" ] || fail "$NAME is $(state "$NAME") after virsh destroy"
