@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The libvirt qemu hook (doc/recipes/libvirt/qemu-hook) with real libvirt: Debian's libvirtd,
-# started here after a 2M hugetlbfs mount exists, the hook installed as
-# /etc/libvirt/hooks/qemu.d/hpfilld (running the source tree's hook with the built hpfilld), a
+# started here in a mount namespace of the test's own after a 2M hugetlbfs mount exists, the
+# hook installed as /etc/libvirt/hooks/qemu.d/hpfilld (a tmpfs there: the host's hooks are
+# neither run nor touched; it runs the source tree's hook with the built hpfilld), a
 # small TCG domain (<domain type='qemu'>, 64 MiB, <memoryBacking><hugepages/>, no disk: it sits
 # in SeaBIOS) whose name needs escaping.
 #   - virsh start of a domain bound to node0 (<numatune>): the hook's `hpfilld claim` grows
@@ -15,11 +16,15 @@
 #     virsh start fails with hpfilld's message, in virsh's error and in libvirtd's log; the
 #     claim is refused by hpfilld's memory budget before any page is asked for (QEMU never
 #     starts), every pool counter is as before, no claim file is left, the domain is shut off.
-# Puts back what it found: domains undefined, the libvirtd and virtlogd it started stopped,
-# /etc/libvirt/hooks as it was, the mount it made unmounted, the pools (lib.sh). Skips (77)
-# without root, libvirtd, virsh or QEMU, without `hpfilld claim`, or where a libvirtd runs
-# already (it reads its hooks when it starts). Run it under the host lock.
+# /run/hpfilld and /run/hpfilld.conf.d are the test's too (tmpfs), so that no claim or fill
+# record of the host's is read or changed. Puts back what it found: domains undefined, the
+# libvirtd and virtlogd it started stopped, its mounts gone, the pools (lib.sh). Skips (77)
+# without root, a mount namespace, libvirtd, virsh or QEMU, without `hpfilld claim`, where a
+# libvirtd runs already (it reads its hooks when it starts) or hpfilld's configuration files
+# are there. Run it under the host lock.
+OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
+[ -n "${IN_OWN_MOUNT_NS:-}" ] || { echo "SKIP: no mount namespace of its own (unshare)"; exit 77; }
 
 for t in libvirtd virtlogd virsh qemu-system-x86_64 xmllint; do
         command -v "$t" >/dev/null ||
@@ -42,38 +47,31 @@ N0=$NODES/node0/hugepages/hugepages-2048kB
 F=$HP/hugepages-2048kB/free_hugepages
 
 undo=""
-# later NAME CMD: CMD at the end, before the ones registered earlier
+# later CMD: CMD at the end, before the ones registered earlier
 later() {
         undo="$1; $undo"
 }
 EXTRA_CLEANUP='eval "$undo"'
-for f in "$(claim_file "$CLAIM")" "$(claim_file "$BIGCLAIM")"; do
-        [ ! -e "$f" ] || fail "$f is there before the test"
+for f in /etc/hpfilld.conf /etc/hpfilld.conf.d /usr/lib/hpfilld.conf.d; do
+        [ -e "$f" ] && { echo "SKIP: $f on this host would be part of every claim's configuration"; exit 77; }
 done
-later 'rm -f "$(claim_file "$CLAIM")" "$(claim_file "$BIGCLAIM")"'
-
-# a hugetlbfs mount of 2M pages, before libvirtd starts (it looks for them at its start)
-mnt=$(awk '$3 == "hugetlbfs" { print $2, $4 }' /proc/self/mounts | while read -r m o; do
-        case ,$o, in *,pagesize=1024M,* | *,pagesize=1G,*) ;; *) echo "$m"; break ;; esac
-done)
-if [ -z "$mnt" ]; then
-        mnt=/dev/hugepages
-        [ -d "$mnt" ] || { mkdir "$mnt"; later 'rmdir /dev/hugepages'; }
-        mount -t hugetlbfs -o pagesize=2M hugetlbfs "$mnt"
-        later 'umount /dev/hugepages'
-fi
-[ -e "$mnt/libvirt" ] || later "rm -rf '$mnt/libvirt'"
-echo "hugetlbfs: $mnt"
-
-# the hook, where libvirtd reads it, with what was there put back
-[ -d /etc/libvirt/hooks ] || { mkdir -p /etc/libvirt/hooks; later 'rmdir /etc/libvirt/hooks'; }
-[ -d "$HOOKDIR" ] || { mkdir "$HOOKDIR"; later "rmdir $HOOKDIR"; }
-if [ -e "$HOOKDIR/hpfilld" ] || [ -L "$HOOKDIR/hpfilld" ]; then
-        mv "$HOOKDIR/hpfilld" "$WORK/hook.saved"
-        later "mv -f '$WORK/hook.saved' '$HOOKDIR/hpfilld'"
-else
-        later "rm -f '$HOOKDIR/hpfilld'"
-fi
+# the test's own, in its mount namespace (libvirtd, started in it, sees them): hpfilld's state
+# and claims (/run/hpfilld, /run/hpfilld.conf.d), libvirt's hooks with only this one, a 2M
+# hugetlbfs mount (made before libvirtd starts: it looks for them at its start; lib.sh has
+# unmounted the host's here)
+for d in /run/hpfilld /run/hpfilld.conf.d /etc/libvirt/hooks /dev/hugepages; do
+        if [ ! -d "$d" ]; then
+                mkdir -m 0755 "$d"
+                later "rmdir '$d'"
+        fi
+        if [ "$d" = /dev/hugepages ]; then
+                mount -t hugetlbfs -o pagesize=2M hpfilld-test "$d"
+        else
+                mount -t tmpfs -o mode=0755 hpfilld-test "$d"
+        fi
+        later "umount '$d'"
+done
+mkdir "$HOOKDIR"
 printf '#!/bin/sh\n# the hook of %s, with the hpfilld built there (tests/root/libvirt.sh)\nHPFILLD=%s exec /bin/sh %s "$@"\n' \
         "$SOURCE_ROOT" "$HPFILLD" "$hook" >"$HOOKDIR/hpfilld"
 chmod 0755 "$HOOKDIR/hpfilld"
