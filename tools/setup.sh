@@ -13,7 +13,9 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # debhelper and lintian: the Debian package built and checked (tests/pkg/); prometheus
 # (promtool), prometheus-node-exporter and curl: the metrics checked and scraped as a fleet does;
 # libxml2-utils (xmllint) and libvirt-clients (virt-xml-validate, libvirt's schemas): the libvirt
-# recipe in doc/recipes/ checked; python3-jsonschema: the JSON output checked against
+# recipe in doc/recipes/ checked, the libvirt hook's XML read; libvirt-daemon-system (libvirtd,
+# virtlogd): the hook run by libvirt itself (tests/root/libvirt.sh; its postinst starts nothing
+# where systemd is not PID 1: deb-systemd-invoke does nothing there); python3-jsonschema: the JSON output checked against
 # doc/hpfilld-json.schema.json; build-essential: dpkg-buildpackage's own check of the build
 # dependencies (not in a minbase root); tmux: the progress shown in a real terminal; strace: the
 # writes of a fill counted (tests/root/sysfs-writes.sh), the journal's entry seen synced before
@@ -21,7 +23,7 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # before its first file (tests/root/privilege.sh), what the daemon opens (tests/unit/cli.sh);
 # binutils: the binary's symbols (tests/unit/no-test-hooks.sh).
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
-build-essential debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients python3-jsonschema
+build-essential debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients libvirt-daemon-system python3-jsonschema
 tmux strace binutils"
 
 pkgs=$build_pkgs

@@ -90,7 +90,11 @@ for f in README.md kubelet/10-hpfilld.conf libvirt/domain.xml dpdk/dev-hugepages
         [ -f "$ROOT/usr/share/doc/hpfilld/examples/$f" ] || [ -f "$ROOT/usr/share/doc/hpfilld/examples/$f.gz" ] ||
                 fail "the package installed no /usr/share/doc/hpfilld/examples/$f (doc/recipes/)"
 done
-ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs, the recipes"
+# the libvirt hook: an example to copy, executable as it is (dh_fixperms leaves examples/ alone)
+hook=usr/share/doc/hpfilld/examples/libvirt/qemu-hook
+[ -f "$ROOT/$hook" ] && [ -x "$ROOT/$hook" ] || fail "the package installed no executable /$hook"
+cmp -s "$ROOT/$hook" "$SOURCE_ROOT/doc/recipes/libvirt/qemu-hook" || fail "/$hook is not doc/recipes/libvirt/qemu-hook"
+ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs, the recipes, the libvirt hook (executable)"
 version_out=$(rootfs_chroot /usr/sbin/hpfilld --version) || fail "hpfilld --version failed in the root"
 [[ $version_out == "hpfilld $version"* ]] || fail "hpfilld --version says '$version_out', expected $version"
 ok "the installed binary runs: $(echo "$version_out" | head -n 1)"
