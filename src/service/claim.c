@@ -18,6 +18,7 @@
 #include "service/control.h"
 #include "service/hostlock.h"
 #include "service/job.h"
+#include "service/ledger.h"
 #include "service/metrics_out.h"
 #include "service/privilege.h"
 #include "settings/parse.h"
@@ -258,8 +259,10 @@ static int load_checked(const struct claim_cmd *c, int rootfd, struct config *re
 }
 
 /* The fill of the whole configuration's pools, by this process. The reservations are left to
- * the service and --once (their owners and mounts are theirs). */
+ * the service and --once (their owners and mounts are theirs). What it adds is counted as a
+ * one-off's (hpfilld give-back gives back what is not claimed then). */
 static int fill_here(const struct claim_cmd *c, int rootfd, struct config *config, struct stop *stop) {
+        _cleanup_(ledger_done) struct ledger ledger = {};
         struct fill_record record = {};
         char task[128];
         struct job j = {
@@ -270,9 +273,11 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
                 .lock_held = true,
                 .report = stdout,
                 .record = &record,
+                .ledger = &ledger,
         };
         int ret;
 
+        ledger_load_once(rootfd, &ledger);
         (void) snprintf(task, sizeof(task), "hpfilld %s %s", c->unclaim ? "unclaim" : "claim", c->name);
         config_drop_reserves(config);
         ret = job_run(&j, config);
