@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fill/executor.h"
+#include "fill/rundir.h"
 #include "fill/stop.h"
 #include "kernel/host.h"
 #include "service/claim.h"
@@ -404,6 +405,7 @@ static int said(const struct claim_cmd *c, int status) {
 static int claim_run(const struct claim_cmd *c) {
         _cleanup_(closep) int rootfd = -1, dirfd = -1, sock = -1;
         _cleanup_(freep) char *text = NULL, *old_text = NULL;
+        pid_t pid = 0;
         int r;
 
         /* before anything others wrote is read: a fill's capabilities (none for pools) */
@@ -437,13 +439,27 @@ static int claim_run(const struct claim_cmd *c) {
                 log_notice("unclaim %s: no such claim (%s is not there), nothing to give back", c->name, c->shown);
                 return EXIT_OK;
         }
+        /* whether the daemon runs, told as give-back tells it: the socket a daemon that crashed
+         * left behind is not asked (nobody would answer) */
+        r = daemon_mark_probe(rootfd, NULL, &pid);
+        if (r < 0)
+                log_warning_errno(r, "Cannot tell whether the daemon runs (%s/" RUNDIR "/" DAEMON_MARK_FILE
+                                     "): %m; asking its socket", shown_root());
+        if (r == 0) {
+                log_debug("%s %s: no daemon runs, applying it here", c->unclaim ? "unclaim" : "claim", c->name);
+                return said(c, apply_here(c, rootfd, dirfd, text, old_text));
+        }
         sock = control_connect(rootfd);
         if (sock >= 0) {
                 log_debug("%s %s: through the daemon", c->unclaim ? "unclaim" : "claim", c->name);
                 return said(c, apply_daemon(c, rootfd, dirfd, sock, text, old_text));
         }
+        /* a daemon that could not listen (it said so in its log): its next fill reads the file too */
         if (sock != -ENOENT)
                 log_warning_errno(sock, "Cannot reach the daemon's socket: %m; applying the claim here");
+        else
+                log_notice("The daemon runs but does not listen on %s/" RUNDIR "/" CONTROL_NAME
+                           ": applying the claim here", shown_root());
         return said(c, apply_here(c, rootfd, dirfd, text, old_text));
 }
 
