@@ -542,13 +542,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         }
         /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
         if (!j.dry_run) {
-                r = ledger_load_named(rootfd, LEDGER_ONCE_NAME, &ledger);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot read %s/" RUNDIR "/" LEDGER_ONCE_NAME
-                                             ": %m; hpfilld give-back gives back only what this fill adds",
-                                          shown_root());
-                if (r < 0)
-                        ledger = (struct ledger) { .name = LEDGER_ONCE_NAME };
+                ledger_load_once(rootfd, &ledger);
                 j.ledger = &ledger;
         }
         ret = job_run(&j, config);
@@ -683,11 +677,12 @@ int main(int argc, char *argv[]) {
                 return bench_main(argc - 1, argv + 1);
         if (argc > 1 && strcmp(argv[1], "status") == 0)
                 return status_main(argc - 1, argv + 1);
-        /* the files as the daemon reads them (no options: the claim's command line is its own) */
+        /* the files as the daemon reads them (no options: the claim's and give-back's command
+         * lines are their own) */
         if (argc > 1 && (strcmp(argv[1], "claim") == 0 || strcmp(argv[1], "unclaim") == 0))
                 return claim_main(argc - 1, argv + 1, load_config, &o);
         if (argc > 1 && strcmp(argv[1], "give-back") == 0)
-                return give_back_main(argc - 1, argv + 1);
+                return give_back_main(argc - 1, argv + 1, load_config, &o);
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

@@ -50,7 +50,10 @@ void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size);
 int hostlock_parse(const char *s, struct hostlock_holder *ret);
 /* The daemon's mark taken: the fd to keep open for the daemon's life, or a negative errno. */
 int daemon_mark_take(int rootfd);
-/* Whether a daemon holds its mark: 1 with its pid in *@ret_pid (0 where it cannot be told);
- * 0 when none does, the mark then held (exclusive) on *@ret_fd, so that no daemon starts
- * meanwhile without saying so; or a negative errno. */
+/* Whether the daemon runs, the one test of it (give-back, claim): whether a daemon holds its
+ * mark. The kernel lets go of an flock() when its holder ends, so a daemon that crashed holds
+ * none (its control socket, left behind, says nothing). 1 with its pid in *@ret_pid (0 where
+ * it cannot be told); 0 when none does, the mark then held (exclusive) on *@ret_fd, so that no
+ * daemon starts meanwhile without saying so, or let go at once where @ret_fd is NULL; or a
+ * negative errno. */
 int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid);

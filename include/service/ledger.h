@@ -44,6 +44,10 @@ int ledger_parse(const char *text, struct ledger *ret);
 int ledger_load(int rootfd, struct ledger *ret);
 /* Reads RUNDIR/@name (LEDGER_NAME, LEDGER_ONCE_NAME), which ledger_save() then writes. */
 int ledger_load_named(int rootfd, const char *name, struct ledger *ret);
+/* The one-off fills' ledger (LEDGER_ONCE_NAME), for a fill that is no daemon's (--once, hpfilld
+ * claim without a daemon) to count what it adds in; one that cannot be read is said and starts
+ * empty. */
+void ledger_load_once(int rootfd, struct ledger *ret);
 /* Pure. The persistent pages `hpfilld give-back` leaves in a pool of @persistent, of which @ours
  * (all the ledgers' together, each seen at @persistent) were added by hpfilld, @in_use (nr less
  * free) are held by processes and @resv promised to mappings (resv_hugepages): @ours fewer,

@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include "fill/executor.h"
+#include "fill/rundir.h"
 #include "fill/stop.h"
 #include "kernel/host.h"
 #include "service/claim.h"
 #include "service/control.h"
 #include "service/hostlock.h"
 #include "service/job.h"
+#include "service/ledger.h"
 #include "service/metrics_out.h"
 #include "service/privilege.h"
 #include "settings/parse.h"
@@ -258,8 +260,10 @@ static int load_checked(const struct claim_cmd *c, int rootfd, struct config *re
 }
 
 /* The fill of the whole configuration's pools, by this process. The reservations are left to
- * the service and --once (their owners and mounts are theirs). */
+ * the service and --once (their owners and mounts are theirs). What it adds is counted as a
+ * one-off's (hpfilld give-back gives back what is not claimed then). */
 static int fill_here(const struct claim_cmd *c, int rootfd, struct config *config, struct stop *stop) {
+        _cleanup_(ledger_done) struct ledger ledger = {};
         struct fill_record record = {};
         char task[128];
         struct job j = {
@@ -270,9 +274,11 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
                 .lock_held = true,
                 .report = stdout,
                 .record = &record,
+                .ledger = &ledger,
         };
         int ret;
 
+        ledger_load_once(rootfd, &ledger);
         (void) snprintf(task, sizeof(task), "hpfilld %s %s", c->unclaim ? "unclaim" : "claim", c->name);
         config_drop_reserves(config);
         ret = job_run(&j, config);
@@ -399,6 +405,7 @@ static int said(const struct claim_cmd *c, int status) {
 static int claim_run(const struct claim_cmd *c) {
         _cleanup_(closep) int rootfd = -1, dirfd = -1, sock = -1;
         _cleanup_(freep) char *text = NULL, *old_text = NULL;
+        pid_t pid = 0;
         int r;
 
         /* before anything others wrote is read: a fill's capabilities (none for pools) */
@@ -432,13 +439,27 @@ static int claim_run(const struct claim_cmd *c) {
                 log_notice("unclaim %s: no such claim (%s is not there), nothing to give back", c->name, c->shown);
                 return EXIT_OK;
         }
+        /* whether the daemon runs, told as give-back tells it: the socket a daemon that crashed
+         * left behind is not asked (nobody would answer) */
+        r = daemon_mark_probe(rootfd, NULL, &pid);
+        if (r < 0)
+                log_warning_errno(r, "Cannot tell whether the daemon runs (%s/" RUNDIR "/" DAEMON_MARK_FILE
+                                     "): %m; asking its socket", shown_root());
+        if (r == 0) {
+                log_debug("%s %s: no daemon runs, applying it here", c->unclaim ? "unclaim" : "claim", c->name);
+                return said(c, apply_here(c, rootfd, dirfd, text, old_text));
+        }
         sock = control_connect(rootfd);
         if (sock >= 0) {
                 log_debug("%s %s: through the daemon", c->unclaim ? "unclaim" : "claim", c->name);
                 return said(c, apply_daemon(c, rootfd, dirfd, sock, text, old_text));
         }
+        /* a daemon that could not listen (it said so in its log): its next fill reads the file too */
         if (sock != -ENOENT)
                 log_warning_errno(sock, "Cannot reach the daemon's socket: %m; applying the claim here");
+        else
+                log_notice("The daemon runs but does not listen on %s/" RUNDIR "/" CONTROL_NAME
+                           ": applying the claim here", shown_root());
         return said(c, apply_here(c, rootfd, dirfd, text, old_text));
 }
 

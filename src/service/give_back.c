@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* hpfilld give-back: what hpfilld filled and reserved, given back in one step, never pages in
  * use: the reservations nothing maps removed, then each pool back by the pages hpfilld's fills
- * added (the ledgers), never below what processes hold or mappings reserved; the settings a
- * fill that died left changed put back (the journal). Under the host lock; not while the
- * daemon runs, which keeps its own count and would fill again. */
+ * added (the ledgers) beyond what the claims of the configuration hold, never below what
+ * processes hold or mappings reserved; the settings a fill that died left changed put back (the
+ * journal). Claims stay, their pages and their files: they are their consumers' (hpfilld
+ * unclaim). Under the host lock; not while the daemon runs, which keeps its own count and
+ * would fill again. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include "fill/rundir.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
+#include "plan/plan.h"
 #include "service/give_back.h"
 #include "service/hostlock.h"
 #include "service/job.h"
@@ -44,6 +47,14 @@ struct give_back {
                 uint64_t page_size, pages;
         } kept_pages[16];
         size_t n_kept_pages;
+        daemon_load_fn load; /* the configuration as the daemon reads it: its claims */
+        void *userdata;
+        struct topology t;
+        /* the claims' pages, [page size index * t.n_nodes + node index]: hpfilld's pages up to
+         * these stay */
+        uint64_t *claimed;
+        size_t n_claims;     /* claims (names) kept */
+        char claim_names[256]; /* "vm1, vm2", for the message */
 };
 
 static void keep_pages(struct give_back *g, uint64_t page_size, uint64_t pages) {
@@ -81,10 +92,12 @@ static int parse_args(struct give_back *g, int argc, char *argv[]) {
                 case 'h':
                         printf("Usage: hpfilld give-back [--root DIR] [--lock-timeout SEC]\n"
                                "Give back what hpfilld filled and reserved: every reservation no process maps,\n"
-                               "then the pages hpfilld's fills added to each pool, free pages only. Not while the\n"
+                               "then the pages hpfilld's fills added to each pool, free pages only. The claims\n"
+                               "stay, with their pages (hpfilld unclaim NAME gives one back). Not while the\n"
                                "daemon runs (stop it first).\n\n"
                                "Exit status: 0 all given back, 1 failure or the daemon runs, 2 bad usage,\n"
-                               "3 some of it is in use and stays. See hpfilld(8).\n");
+                               "or a configuration that cannot be read (nothing changed), 3 some of it is in\n"
+                               "use and stays. See hpfilld(8).\n");
                         return 0;
                 case 'R':
                         g->root = optarg;
@@ -167,9 +180,9 @@ static void give_back_reserves(struct give_back *g) {
  * reserved (a write of nr_hugepages below them would turn pages in use into surplus pages,
  * which leave the pool when freed: a workload's pool shrinking under it). */
 static void give_back_pool(struct give_back *g, const struct topology *t, struct ledger *ledgers, size_t n_ledgers,
-                           uint64_t page_size, unsigned node, uint64_t resv) {
+                           uint64_t page_size, unsigned node, uint64_t resv, uint64_t claimed) {
         struct pool_counts now, after;
-        uint64_t persistent, ours = 0, target, given;
+        uint64_t persistent, ours = 0, target, given, for_claims;
         char name[32], line[256];
         int r;
 
@@ -186,10 +199,19 @@ static void give_back_pool(struct give_back *g, const struct topology *t, struct
         }
         /* a reservation kept holds hpfilld's pages: they stay in its count */
         ours -= MIN(ours, kept_pages(g, page_size));
-        if (ours == 0)
-                return;
-        target = ledger_give_back_target(persistent, ours, now.nr - MIN(now.free, now.nr), resv);
+        /* and so do the claims' (whoever filled them: given back by what is beyond them at most) */
+        for_claims = MIN(ours, claimed);
+        ours -= for_claims;
         page_size_name(page_size, name);
+        if (ours == 0) {
+                if (for_claims > 0) {
+                        (void) snprintf(line, sizeof(line), "%s pool of node%u: %" PRIu64 " pages of hpfilld's kept for the claims",
+                                        name, node, for_claims);
+                        say(line);
+                }
+                return;
+        }
+        target = ledger_give_back_target(persistent, ours, now.nr - MIN(now.free, now.nr), resv);
         if (target < persistent) {
                 r = pool_write_nr(g->rootfd, t, node, page_size, target);
                 if (r >= 0)
@@ -211,6 +233,11 @@ static void give_back_pool(struct give_back *g, const struct topology *t, struct
                                 MIN(ours, persistent) - given);
                 g->kept = true;
         }
+        if (for_claims > 0) {
+                size_t k = strlen(line);
+
+                (void) snprintf(line + k, sizeof(line) - k, "; %" PRIu64 " kept for the claims", for_claims);
+        }
         if (given > 0)
                 g->done++;
         say(line);
@@ -221,16 +248,9 @@ static void give_back_pool(struct give_back *g, const struct topology *t, struct
 static void give_back_pools(struct give_back *g) {
         struct ledger ledgers[2] = {};
         const char *const names[] = { LEDGER_ONCE_NAME, LEDGER_NAME };
-        struct topology t = {};
-        struct error e = {};
+        const struct topology *t = &g->t;
         int r;
 
-        r = topology_read(g->rootfd, &t, &e);
-        if (r < 0) {
-                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
-                g->failed = true;
-                return;
-        }
         for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                 r = ledger_load_named(g->rootfd, names[i], &ledgers[i]);
                 if (r < 0) {
@@ -240,18 +260,19 @@ static void give_back_pools(struct give_back *g) {
                         ledgers[i] = (struct ledger) { .name = names[i] };
                 }
         }
-        for (size_t s = 0; s < t.n_page_sizes; s++) {
+        for (size_t s = 0; s < t->n_page_sizes; s++) {
                 uint64_t resv = 0;
 
-                r = pool_read_global(g->rootfd, t.page_sizes[s], "resv_hugepages", &resv);
+                r = pool_read_global(g->rootfd, t->page_sizes[s], "resv_hugepages", &resv);
                 if (r < 0 && r != -ENOENT) {
                         log_error_errno(r, "Cannot read the reserved pages of the %s pool: %m, left alone",
-                                        page_size_name(t.page_sizes[s], (char[32]) {}));
+                                        page_size_name(t->page_sizes[s], (char[32]) {}));
                         g->failed = true;
                         continue;
                 }
-                for (size_t i = 0; i < t.n_nodes; i++)
-                        give_back_pool(g, &t, ledgers, ELEMENTSOF(ledgers), t.page_sizes[s], t.nodes[i].id, resv);
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        give_back_pool(g, t, ledgers, ELEMENTSOF(ledgers), t->page_sizes[s], t->nodes[i].id, resv,
+                                       g->claimed[s * t->n_nodes + i]);
         }
         for (size_t i = 0; i < ELEMENTSOF(ledgers); i++) {
                 r = ledger_save(g->rootfd, &ledgers[i]);
@@ -261,16 +282,59 @@ static void give_back_pools(struct give_back *g) {
                 }
                 ledger_done(&ledgers[i]);
         }
-        topology_done(&t);
 }
 
-int give_back_main(int argc, char *argv[]) {
+/* The claims of the configuration the daemon reads (the same load), each one's pages per node as
+ * the plan counts them, into g->claimed. An exit status: EXIT_USAGE where the files cannot be
+ * read or a claim not placed (the claims not known, nothing may be given back). */
+static int read_claims(struct give_back *g) {
+        struct config c = CONFIG_INIT;
+        struct error e = {};
+        size_t n = g->t.n_page_sizes * g->t.n_nodes;
+        int r, ret = EXIT_OK;
+
+        g->claimed = calloc(n + 1, sizeof(*g->claimed));
+        if (!g->claimed)
+                return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
+        r = g->load(g->rootfd, &c, g->userdata, &e);
+        for (size_t i = 0; r >= 0 && i < c.n_claims; i++) {
+                const struct claim_spec *cl = &c.claims[i];
+                _cleanup_(freep) bool *named = calloc(g->t.n_nodes + 1, sizeof(*named));
+                size_t s, len;
+                bool seen = false;
+
+                for (s = 0; s < g->t.n_page_sizes && g->t.page_sizes[s] != cl->page_size; s++)
+                        ;
+                if (!named)
+                        r = error_set(&e, -ENOMEM, "Out of memory");
+                else if (s < g->t.n_page_sizes) /* a size this kernel lacks holds no pages */
+                        r = plan_claim_pages(&g->t, cl, g->claimed + s * g->t.n_nodes, named, &e);
+                for (size_t k = 0; k < i && !seen; k++) /* one name, a section per page size */
+                        seen = strcmp(c.claims[k].name, cl->name) == 0;
+                if (r < 0 || seen)
+                        continue;
+                len = strlen(g->claim_names);
+                (void) snprintf(g->claim_names + len, sizeof(g->claim_names) - len, "%s%s", len ? ", " : "", cl->name);
+                g->n_claims++;
+        }
+        if (r < 0) {
+                log_lines(LOG_ERR, e.msg);
+                log_error("give-back: the claims of the configuration cannot be told: nothing given back, nothing "
+                          "changed (fix the file, or hpfilld unclaim NAME)");
+                ret = EXIT_USAGE;
+        }
+        config_done(&c);
+        return ret;
+}
+
+int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata) {
         _cleanup_(closep) int rootfd = -1, mark_fd = -1, lock_fd = -1;
-        struct give_back g = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        struct give_back g = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S, .load = load, .userdata = userdata };
+        struct error e = {};
         struct stop stop;
         bool waited;
         pid_t pid = 0;
-        int r;
+        int r, ret;
 
         r = parse_args(&g, argc, argv);
         if (r < 0)
@@ -308,12 +372,34 @@ int give_back_main(int argc, char *argv[]) {
                 stop_done(&stop);
                 return EXIT_FAIL;
         }
+        /* the claims first: not known, nothing changes */
+        r = topology_read(rootfd, &g.t, &e);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
+                ret = EXIT_FAIL;
+                goto out;
+        }
+        ret = read_claims(&g);
+        if (ret != EXIT_OK)
+                goto out;
         /* what a fill that died left raised (nr_overcommit_hugepages) first */
         (void) job_recover_journal(rootfd, strcmp(g.root, "/") == 0);
         give_back_reserves(&g);
         give_back_pools(&g);
+        if (g.n_claims > 0) {
+                char line[sizeof(g.claim_names) + 128];
+
+                (void) snprintf(line, sizeof(line), "%zu claim%s kept (hpfilld unclaim NAME gives one back): %s",
+                                g.n_claims, g.n_claims == 1 ? "" : "s", g.claim_names);
+                say(line);
+        }
         if (g.done == 0 && !g.failed && !g.kept)
-                log_info("Nothing to give back: no reservation, and no pages hpfilld's fills added are left");
+                log_info("Nothing to give back: no reservation, and no pages hpfilld's fills added are left%s",
+                         g.n_claims ? " beyond the claims" : "");
+        ret = g.failed ? EXIT_FAIL : g.kept ? EXIT_SHORT : EXIT_OK;
+out:
+        free(g.claimed);
+        topology_done(&g.t);
         stop_done(&stop);
-        return g.failed ? EXIT_FAIL : g.kept ? EXIT_SHORT : EXIT_OK;
+        return ret;
 }

@@ -214,7 +214,8 @@ int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid) {
                         *ret_pid = 0;
                 return 1;
         }
-        *ret_fd = TAKE_FD(fd);
+        if (ret_fd)
+                *ret_fd = TAKE_FD(fd);
         return 0;
 }
 

@@ -122,6 +122,17 @@ int ledger_load(int rootfd, struct ledger *ret) {
         return ledger_load_named(rootfd, LEDGER_NAME, ret);
 }
 
+void ledger_load_once(int rootfd, struct ledger *ret) {
+        int r = ledger_load_named(rootfd, LEDGER_ONCE_NAME, ret);
+
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read %s/" RUNDIR "/" LEDGER_ONCE_NAME
+                                     ": %m; hpfilld give-back gives back only what this fill adds",
+                                  shown_root());
+                *ret = (struct ledger) { .name = LEDGER_ONCE_NAME };
+        }
+}
+
 uint64_t ledger_give_back_target(uint64_t persistent, uint64_t ours, uint64_t in_use, uint64_t resv) {
         uint64_t floor = in_use > persistent || resv > persistent - in_use ? persistent : in_use + resv;
 

@@ -128,7 +128,8 @@ static int parse_argv(int argc, char *argv[], const char **root, bool *json, boo
                                "Show the huge page pools per size and node next to the last plan's targets,\n"
                                "the last fill and what its exit status means, and every reservation.\n"
                                "--kubelet: the kubelet's --system-reserved and --reserved-memory values (and the\n"
-                               "KubeletConfiguration's) for the pages the reservations hold outside pods.\n");
+                               "KubeletConfiguration's) for the pages the reservations and claims hold outside\n"
+                               "pods.\n");
                         return 0;
                 case 'K':
                         *kubelet = true;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* hpfilld status --kubelet, and status --json's "kubelet": the huge pages hpfilld's
- * reservations hold outside pods, as the kubelet's --system-reserved and --reserved-memory take
- * them (KEP-6252: hugepages-2Mi=512Mi) and as a KubeletConfiguration's systemReserved: and
- * reservedMemory: do. */
+ * reservations and claims hold outside pods, as the kubelet's --system-reserved and
+ * --reserved-memory take them (KEP-6252: hugepages-2Mi=512Mi) and as a KubeletConfiguration's
+ * systemReserved: and reservedMemory: do. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +76,10 @@ size_t kubelet_holds(const struct status_data *d, struct kubelet_hold *ret, size
                 for (size_t j = 0; j < k; j++)
                         add(ret, &n, max, f->page_size, (int) nodes[j], f->pages / k + (j < f->pages % k));
         }
+        /* a claim's pages per node as the last fill's plan placed them (a VM, OVS-DPDK outside
+         * Kubernetes); a record cut short has none */
+        for (size_t i = 0; d->rec.valid && i < d->rec.n_claims; i++)
+                add(ret, &n, max, d->rec.claims[i].page_size, (int) d->rec.claims[i].node, d->rec.claims[i].pages);
         qsort(ret, n, sizeof(*ret), hold_compare);
         return n;
 }
@@ -114,10 +118,10 @@ void status_print_kubelet(const struct status_data *d, FILE *f) {
         char name[32], q[32];
 
         if (n == 0) {
-                fprintf(f, "# No huge pages are held outside pods by hpfilld's reservations: nothing to reserve\n");
+                fprintf(f, "# No huge pages are held outside pods by hpfilld's reservations and claims: nothing to reserve\n");
                 return;
         }
-        fprintf(f, "# The huge pages hpfilld's reservations hold outside pods, for the kubelet (Kubernetes\n"
+        fprintf(f, "# The huge pages hpfilld's reservations and claims hold outside pods, for the kubelet (Kubernetes\n"
                    "# 1.38+, feature gate SystemReservedHugepages; merge them with the values you have):\n");
         per_size(h, n, ",", "=", f, "--system-reserved=");
         fputc('\n', f);

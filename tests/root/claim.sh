@@ -64,15 +64,9 @@ expect_nr 12 "unclaim vm2"
 pool2m_set 0
 
 # --- with the daemon: the command asks it and returns when its fill is done
-mkfifo "$WORK/derr"
-"$HPFILLD" >"$WORK/dout" 2>"$WORK/derr" &
-DPID=$!
-EXTRA_CLEANUP="kill $DPID 2>/dev/null; $EXTRA_CLEANUP"
-exec 5<"$WORK/derr"
-while read -r line <&5; do
-        echo "daemon: $line"
-        case $line in *"2M pool: 8/8 pages"*) break ;; esac
-done
+daemon_until "2M pool: 8/8 pages"
+# the daemon that runs when the test ends ($DPID then)
+EXTRA_CLEANUP="kill \$DPID 2>/dev/null; $EXTRA_CLEANUP"
 expect_nr 8 "the daemon's first fill"
 [ -S /run/hpfilld/control ] || fail "the daemon has no control socket"
 expect_rc 0 "$HPFILLD" claim vm3 --pool "2M:node$first=12" -v
@@ -102,4 +96,25 @@ wait $DPID || rc=$?
 [ "$rc" = 0 ] || { cat "$WORK/derr.rest"; fail "the daemon exited $rc on SIGTERM"; }
 grep -c "as asked on the control socket" "$WORK/derr.rest" | grep -qx 6 ||
         { cat "$WORK/derr.rest"; fail "the daemon did not apply the 6 requests (the refused claim asks twice: its file, then the files put back)"; }
+
+# --- a daemon that crashed (SIGKILL) leaves its socket: claim applies by itself, give-back
+# gives back the daemon's pages and keeps the claim's (pages and file)
+pool2m_set 0
+rm -f /run/hpfilld/ledger /run/hpfilld/ledger-once
+daemon_until "2M pool: 8/8 pages"
+kill -KILL $DPID
+wait $DPID || true
+exec 5<&-
+[ -S /run/hpfilld/control ] || fail "the crashed daemon left no socket: nothing to test"
+expect_rc 0 "$HPFILLD" claim vm5 --pool "2M:node$first=6" -v
+expect_in "$WORK/err" "claim vm5: no daemon runs, applying it here"
+expect_nr 14 "claim vm5 after the daemon crashed"
+expect_rc 0 "$HPFILLD" give-back
+expect_in "$WORK/out" "^2M pool of node$first: 8 pages given back \\(14 -> 6\\); 6 kept for the claims$"
+expect_in "$WORK/out" "^1 claim kept \\(hpfilld unclaim NAME gives one back\\): vm5$"
+expect_nr 6 "give-back beside claim vm5"
+[ -f "$D/50-claim-vm5.conf" ] || fail "give-back removed the claim's file"
+rm "$D/10-admin.conf"
+expect_rc 0 "$HPFILLD" unclaim vm5
+expect_nr 0 "unclaim vm5"
 echo PASS

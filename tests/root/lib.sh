@@ -198,6 +198,23 @@ fill_1g() {
         got=$(node_nr "$1" 1048576)
 }
 
+# daemon_until WORDS [ARG...]: the daemon ($HPFILLD ARG...) started in the background, its pid in
+# $DPID, its standard error read on fd 5 (a FIFO; the rest left there) until a line with WORDS,
+# each line shown; fails where it ends first
+daemon_until() {
+        local words=$1 line
+        shift
+        [ -p "$WORK/derr" ] || mkfifo "$WORK/derr"
+        "$HPFILLD" "$@" >"$WORK/dout" 2>"$WORK/derr" &
+        DPID=$!
+        exec 5<"$WORK/derr"
+        while read -r line <&5; do
+                echo "daemon: $line"
+                case $line in *"$words"*) return 0 ;; esac
+        done
+        fail "the daemon ended before it said '$words'"
+}
+
 expect_in() { # file pattern
         grep -Eq -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "no '$2' in $1"; }
 }

@@ -64,6 +64,19 @@ grep -qxF "hpfilld_claim_pages{claim=\"vm1\",size=\"2M\",node=\"1\",file=\"$m/ru
         "$work/out" || bad "prometheus: $(grep claim "$work/out")"
 grep -q '^hpfilld_claim_pages{claim="vm2",size="2M",node="0",' "$work/metrics.prom" ||
         bad "MetricsFile=: $(grep claim "$work/metrics.prom")"
+# the kubelet's reservations count the claims' pages per node (vm1 32 + vm2 5, vm1 16 + vm2 5)
+run 0 status --kubelet
+grep -qx -- "--reserved-memory=0:hugepages-2Mi=74Mi" "$work/out" || bad "status --kubelet: $(cat "$work/out")"
+grep -qx -- "--reserved-memory=1:hugepages-2Mi=42Mi" "$work/out" || bad "status --kubelet: $(cat "$work/out")"
+grep -qx -- "--system-reserved=hugepages-2Mi=116Mi" "$work/out" || bad "status --kubelet: $(cat "$work/out")"
+run 0 status --json
+python3 - "$work/out" <<'PY' || bad "status --json's kubelet: $(cat "$work/out")"
+import json, sys
+k = json.load(open(sys.argv[1]))["kubelet"]
+assert k["system_reserved"] == {"hugepages-2Mi": "116Mi"}, k
+assert k["reserved_memory"] == [{"numaNode": 0, "limits": {"hugepages-2Mi": "74Mi"}},
+                                {"numaNode": 1, "limits": {"hugepages-2Mi": "42Mi"}}], k
+PY
 # the same again: a no-op success; --check-config sees the claims as the daemon would
 run 0 claim vm2 --pool 2M:10
 pools 47 31

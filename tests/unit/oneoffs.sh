@@ -114,6 +114,42 @@ exec 9<&-
 run 0 give-back
 [ "$(node_nr 0 2048)" = 30 ] || bad "give-back after the daemon left $(node_nr 0 2048)"
 echo "ok: give-back refuses while the daemon runs"
+# claims stay, their pages and their files: a pool is given back by what hpfilld added beyond
+# the claims of the files the daemon reads (vm1 on node0, vm2 spread: 3 a node), whoever filled
+# them (here `hpfilld claim` without a daemon, counted as a one-off's)
+fake_machine "$work/m" 2 4096
+mkdir -p "$work/m/etc/hpfilld.conf.d"
+printf '[Pool]\nPageSize=2M\nAmount=node0=10\n' >"$work/m/etc/hpfilld.conf"
+printf '[Claim]\nName=vm2\nPageSize=2M\nAmount=6\n' >"$work/m/etc/hpfilld.conf.d/vm2.conf"
+run 0 --once
+run 0 claim vm1 --pool 2M:node0=8
+[ "$(node_nr 0 2048) $(node_nr 1 2048)" = "21 3" ] || bad "the claims' fills: $(node_nr 0 2048) $(node_nr 1 2048)"
+pool 0 free_hugepages 21
+pool 1 free_hugepages 3
+run 0 give-back
+has "$work/out" "2M pool of node0: 10 pages given back (21 -> 11); 11 kept for the claims"
+has "$work/out" "2M pool of node1: 3 pages of hpfilld's kept for the claims"
+has "$work/out" "2 claims kept (hpfilld unclaim NAME gives one back): vm1, vm2"
+[ "$(node_nr 0 2048) $(node_nr 1 2048)" = "11 3" ] || bad "give-back took claimed pages: $(node_nr 0 2048) $(node_nr 1 2048)"
+[ -f "$work/m/run/hpfilld.conf.d/50-claim-vm1.conf" ] || bad "give-back removed vm1's claim file"
+# the claims given back: then what they held goes too
+pool 0 free_hugepages 11
+run 0 unclaim vm1
+rm "$work/m/etc/hpfilld.conf.d/vm2.conf"
+pool 0 free_hugepages "$(node_nr 0 2048)"
+run 0 give-back
+[ "$(node_nr 0 2048) $(node_nr 1 2048)" = "0 0" ] || bad "give-back after the claims: $(node_nr 0 2048) $(node_nr 1 2048)"
+grep -q "claims kept" "$work/out" && bad "claims kept when there are none: $(cat "$work/out")"
+# a configuration that cannot be read: the claims not known, nothing given back (exit 2)
+run 0 --once --pool 2M:node0=4
+pool 0 free_hugepages 4
+printf '[Claim]\nName=vm3\nPageSize=2M\nAmount=lots\n' >"$work/m/etc/hpfilld.conf.d/vm3.conf"
+run 2 give-back
+grep -q "vm3.conf.*lots" "$work/err" || bad "a bad claim file not named: $(cat "$work/err")"
+grep -q "nothing given back, nothing changed" "$work/err" || bad "a bad claim file: $(cat "$work/err")"
+[ "$(node_nr 0 2048)" = 4 ] || bad "give-back with a bad claim file changed the pool to $(node_nr 0 2048)"
+rm "$work/m/etc/hpfilld.conf.d/vm3.conf"
+echo "ok: give-back leaves the claims' pages and files, gives back what is beyond them"
 run 2 give-back --bogus
 has "$work/err" "hpfilld: Try 'hpfilld give-back --help' for more information."
 run 2 giveback
