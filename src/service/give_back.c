@@ -136,7 +136,7 @@ static void give_back_reserves(struct give_back *g) {
         int n = reserve_list(g->rootfd, &found, &e);
 
         if (*e.msg)
-                log_warning("Cannot look for reservations in %s, ignoring", e.msg);
+                log_warning("Cannot look for reservations: %s, ignoring", e.msg);
         if (n == -ENOENT) /* no mount table (a bare root): none */
                 n = 0;
         if (n < 0) {

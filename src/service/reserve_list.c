@@ -83,8 +83,15 @@ static int list_mount(const char *mount, uint64_t page_size, void *userdata) {
         if (r == -ENOENT && mountfd >= 0)
                 return 0;
         if (r < 0) {
-                if (l->e && !*l->e->msg)
-                        (void) error_set(l->e, r, "%s (%s)", e.msg, strerror(-r));
+                /* "PATH: why", whether the message is a path alone (the mount, MOUNT/hpfilld, a
+                 * reservation's name within: no space after the mount's path) or says why itself */
+                size_t n = strlen(mount);
+                bool says_why = strncmp(e.msg, mount, n) == 0 ? strchr(e.msg + n, ' ') != NULL : true;
+
+                if (l->e && !*l->e->msg && says_why)
+                        (void) error_set(l->e, r, "%s", e.msg);
+                else if (l->e && !*l->e->msg)
+                        (void) error_set(l->e, r, "%s: %s", e.msg, strerror(-r));
                 return 0;
         }
         fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);

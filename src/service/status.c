@@ -84,7 +84,7 @@ static int status_read(struct status_data *d) {
                 d->rec = (struct fill_record) {};
         d->n_reserves = reserve_list(d->rootfd, &d->reserves, &e);
         if (*e.msg)
-                log_warning("Cannot look for reservations in %s, ignoring", e.msg);
+                log_warning("Cannot look for reservations: %s, ignoring", e.msg);
         if (d->n_reserves < 0 && d->n_reserves != -ENOENT) {
                 log_warning_errno(d->n_reserves, "Cannot list the reservations (%s/proc/self/mounts): %m, ignoring",
                                   shown_root());

@@ -122,7 +122,8 @@ void status_print_kubelet(const struct status_data *d, FILE *f) {
                 return;
         }
         fprintf(f, "# The huge pages hpfilld's reservations and claims hold outside pods, for the kubelet (Kubernetes\n"
-                   "# 1.38+, feature gate SystemReservedHugepages; merge them with the values you have):\n");
+                   "# 1.38+ with the alpha feature gate SystemReservedHugepages, KEP-6252; merge them with the values\n"
+                   "# you have):\n");
         per_size(h, n, ",", "=", f, "--system-reserved=");
         fputc('\n', f);
         for (size_t i = 0; i < n; i++) {

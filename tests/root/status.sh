@@ -64,7 +64,7 @@ PY
 # mount nobody cannot look in is said
 expect_rc 0 nobody "$HPFILLD" status
 expect_in "$WORK/out" "^Reservations: none$"
-expect_in "$WORK/err" "Cannot look for reservations in $MNT \\(Permission denied\\), ignoring"
+expect_in "$WORK/err" "Cannot look for reservations: $MNT: Permission denied, ignoring"
 chmod 755 "$WORK"
 expect_rc 0 nobody "$HPFILLD" status
 expect_in "$WORK/out" "^vm1 +2M +node$first +32 +0\.06 +root:root +0600 +unknown +$MNT/hpfilld/vm1$"
