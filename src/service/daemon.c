@@ -275,8 +275,11 @@ static int open_fds(struct daemon *d) {
         d->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
         if (d->sig_fd < 0)
                 return log_error_errno(errno, "Cannot set up signals: %m");
-        d->uevent_fd = open_uevents();
-        if (d->uevent_fd < 0)
+        /* the kernel's uevents are this host's: memory coming online here says nothing of a tree
+         * under --root (a test's, which a hotplug on the host would refill behind its back) */
+        if (!d->host)
+                log_debug("Not listening for memory hotplug: %s is not this host", shown_root());
+        else if ((d->uevent_fd = open_uevents()) < 0)
                 log_warning_errno(d->uevent_fd, "Cannot listen for memory hotplug: %m, ignoring");
         d->hotplug_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (d->hotplug_fd < 0)
