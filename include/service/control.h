@@ -17,10 +17,14 @@
 /* The daemon: the listening socket (non-blocking, mode 0600), made anew in run/hpfilld below
  * @rootfd. Returns the fd or a negative errno. */
 int control_listen(int rootfd);
-/* The daemon: one connection waiting on @listen_fd, its peer root or the daemon's own user;
- * its request read into @buf. Returns the connection's fd, -EPERM for another user (refused
- * and closed), -EAGAIN when none waits, or a negative errno. */
-int control_accept(int listen_fd, char *buf, size_t size);
+/* The daemon: one connection waiting on @listen_fd, its peer root or the daemon's own user.
+ * Returns the connection's fd (non-blocking), -EPERM for another user (refused and closed),
+ * -EAGAIN when none waits, or a negative errno. */
+int control_accept(int listen_fd);
+/* The daemon: the request waiting on connection @fd into @buf (a string). -EAGAIN when it has
+ * not come yet, -EPIPE when the client went away, -EBADMSG for one longer than @buf or with a
+ * NUL in it. */
+int control_read(int fd, char *buf, size_t size);
 /* The daemon: the answer to a request, then the connection closed. */
 void control_answer(int fd, int status, const char *text);
 

@@ -18,6 +18,9 @@ typedef int (*daemon_load_fn)(int rootfd, struct config *c, void *userdata, stru
 
 /* At most one refill on memory coming online per this many seconds; the rest wait for it */
 #define DAEMON_HOTPLUG_INTERVAL_S 10u
+/* Connections on the control socket held while their request has not come (hpfilld claim
+ * connects, then writes its file, then asks); the oldest is closed for a new one beyond. */
+#define DAEMON_CONTROL_CLIENTS 8
 /* The kernel's multicast group of uevents (libudev's are group 2) */
 #define UEVENT_KERNEL_GROUP 1u
 /* Pure: whether a uevent datagram came from the kernel: from port 0 (no process can bind it),

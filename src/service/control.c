@@ -48,13 +48,13 @@ int control_listen(int rootfd) {
         return TAKE_FD(fd);
 }
 
-int control_accept(int listen_fd, char *buf, size_t size) {
+int control_accept(int listen_fd) {
         _cleanup_(closep) int fd = -1;
         struct ucred cred;
         socklen_t len = sizeof(cred);
-        ssize_t n;
 
-        fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        /* non-blocking: the daemon polls it with its other descriptors until the request comes */
+        fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
                 return errno == EWOULDBLOCK ? -EAGAIN : -errno;
         /* the kernel's word on who connected, not the client's */
@@ -64,13 +64,23 @@ int control_accept(int listen_fd, char *buf, size_t size) {
                 control_answer(TAKE_FD(fd), 1, "refused: only root may ask the daemon");
                 return -EPERM;
         }
-        /* the client sends its request at once; a bounded wait for one that does not */
-        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval) { .tv_sec = 5 }, sizeof(struct timeval));
-        n = recv(fd, buf, size - 1, 0);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
         return TAKE_FD(fd);
+}
+
+int control_read(int fd, char *buf, size_t size) {
+        ssize_t n;
+
+        /* MSG_TRUNC: the request's whole length, to refuse one longer than @buf, not to read
+         * its head as a request of its own */
+        n = recv(fd, buf, size - 1, MSG_DONTWAIT | MSG_TRUNC);
+        if (n < 0)
+                return errno == EWOULDBLOCK ? -EAGAIN : errno == ECONNRESET ? -EPIPE : -errno;
+        if (n == 0)
+                return -EPIPE;
+        if ((size_t) n >= size || memchr(buf, 0, (size_t) n))
+                return -EBADMSG;
+        buf[n] = 0;
+        return 0;
 }
 
 void control_answer(int fd, int status, const char *text) {

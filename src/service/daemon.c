@@ -56,6 +56,10 @@ struct daemon {
         void *userdata;
         int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd, control_fd;
         int mark_fd; /* DAEMON_MARK_FILE, held for the daemon's life */
+        /* connections on the control socket whose request has not come yet, oldest first: polled
+         * with the rest, so that a client that connects and says nothing holds up nothing */
+        int clients[DAEMON_CONTROL_CLIENTS];
+        size_t n_clients;
         uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
         bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
         struct config config;
@@ -367,25 +371,54 @@ static int reload(struct daemon *d, const char *want_claim, char *msg, size_t si
         return r;
 }
 
-/* A request on the control socket: answered when it is done (the client waits for that). */
-static void control(struct daemon *d) {
+/* The connections waiting on the control socket, taken in; where all places are held, the
+ * oldest (a client that said nothing since) is closed for the new one. */
+static void control_take(struct daemon *d) {
+        for (;;) {
+                int fd = control_accept(d->control_fd);
+
+                if (fd == -EAGAIN)
+                        return;
+                if (fd < 0) {
+                        log_warning_errno(fd, "A request on the control socket refused: %m");
+                        if (fd == -EPERM)
+                                continue;
+                        return;
+                }
+                if (d->n_clients == ELEMENTSOF(d->clients)) {
+                        log_warning("%zu connections on the control socket and no request on them: the oldest closed",
+                                    d->n_clients);
+                        (void) close(d->clients[0]);
+                        memmove(d->clients, d->clients + 1, (d->n_clients - 1) * sizeof(*d->clients));
+                        d->n_clients--;
+                }
+                d->clients[d->n_clients++] = fd;
+        }
+}
+
+/* The request on client @i, if it came: answered when it is done (the client waits for that). */
+static void control(struct daemon *d, size_t i) {
         char req[128], msg[CONTROL_ANSWER_MAX - 8] = "";
         const char *claim;
-        int fd, status;
+        int fd = d->clients[i], status, r;
 
-        fd = control_accept(d->control_fd, req, sizeof(req));
-        if (fd == -EAGAIN)
+        r = control_read(fd, req, sizeof(req));
+        if (r == -EAGAIN)
                 return;
-        if (fd < 0) {
-                log_warning_errno(fd, "A request on the control socket refused: %m");
+        memmove(d->clients + i, d->clients + i + 1, (d->n_clients - i - 1) * sizeof(*d->clients));
+        d->n_clients--;
+        if (r == -EPIPE) {
+                (void) close(fd);
                 return;
         }
-        if (strcmp(req, CONTROL_APPLY) == 0)
+        if (r < 0 || strcmp(req, CONTROL_APPLY) == 0)
                 claim = NULL;
         else if (strncmp(req, CONTROL_APPLY " ", strlen(CONTROL_APPLY) + 1) == 0 &&
                  check_name(req + strlen(CONTROL_APPLY) + 1, "claim", &(struct error) {}) >= 0)
                 claim = req + strlen(CONTROL_APPLY) + 1;
-        else {
+        else
+                r = -EBADMSG;
+        if (r < 0) {
                 control_answer(fd, EXIT_USAGE, "unknown request");
                 return;
         }
@@ -398,7 +431,7 @@ static void control(struct daemon *d) {
  * metrics file kept up with the pools. */
 static int idle(struct daemon *d) {
         for (;;) {
-                struct pollfd p[6] = {
+                struct pollfd p[6 + DAEMON_CONTROL_CLIENTS] = {
                         { .fd = d->sig_fd, .events = POLLIN },
                         { .fd = d->uevent_fd, .events = POLLIN },
                         { .fd = d->watchdog_fd, .events = POLLIN },
@@ -406,10 +439,13 @@ static int idle(struct daemon *d) {
                         { .fd = d->metrics_fd, .events = POLLIN },
                         { .fd = d->control_fd, .events = POLLIN },
                 };
+                size_t n = 6 + d->n_clients;
                 struct signalfd_siginfo si;
 
+                for (size_t i = 0; i < d->n_clients; i++)
+                        p[6 + i] = (struct pollfd) { .fd = d->clients[i], .events = POLLIN };
                 /* idle: no timeout, nothing to poll for but these */
-                if (poll(p, ELEMENTSOF(p), -1) < 0) {
+                if (poll(p, n, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(errno, "poll: %m");
@@ -439,8 +475,17 @@ static int idle(struct daemon *d) {
                         char msg[CONTROL_ANSWER_MAX];
 
                         (void) reload(d, NULL, msg, sizeof(msg));
-                } else if (p[5].revents & POLLIN)
-                        control(d);
+                } else {
+                        /* one request a wake-up, the first to have come: the rest wait their turn */
+                        size_t i = 0;
+
+                        while (i < n - 6 && !p[6 + i].revents)
+                                i++;
+                        if (i < n - 6)
+                                control(d, i);
+                        else if (p[5].revents & POLLIN)
+                                control_take(d);
+                }
                 if (stop_requested(&d->stop))
                         return EXIT_OK;
         }
@@ -505,6 +550,8 @@ out:
         closep(&d.metrics_fd);
         closep(&d.control_fd);
         closep(&d.mark_fd);
+        for (size_t i = 0; i < d.n_clients; i++)
+                (void) close(d.clients[i]);
         config_done(&d.config);
         ledger_done(&d.ledger);
         stop_done(&d.stop);

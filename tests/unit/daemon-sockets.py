@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: MIT
 """The daemon's sockets, on a fake tree under --root: no uevent socket (memory coming online
 on this host says nothing of the tree: a hotplug on the host, or a root test's synthetic
-"online", would refill it behind the test's back); the control socket root's, mode 0600.
-Waits on the daemon's own messages, never on the clock."""
+"online", would refill it behind the test's back); the control socket root's, mode 0600; a
+client that connects and says nothing holds up neither a claim nor SIGTERM, and a request too
+long or with a NUL in it is refused as unknown.
+Waits on the daemon's own messages and on the commands' exits, never on the clock."""
 import os
+import select
+import socket
 import stat
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import fail, run, start, stop, write  # noqa: E402
+from daemonlib import LIMIT, fail, run, start, stop, write  # noqa: E402
 
 NETLINK_KOBJECT_UEVENT = 15
 
@@ -29,6 +34,11 @@ def netlink_protocols(pid):
         return {int(c[1]) for c in (line.split() for line in f) if c[9] in inodes}
 
 
+def still_open(s):
+    """Whether the daemon has left connection @s open (nothing to read, no hang-up)."""
+    return not select.select([s], [], [], 0)[0]
+
+
 def test(hpfilld, work, root, notify):
     write(root + "/etc/hpfilld.conf", "[Pool]\nPageSize=2M\nAmount=node0=4\n")
     path = root + "/run/hpfilld/control"
@@ -41,7 +51,34 @@ def test(hpfilld, work, root, notify):
     if not stat.S_ISSOCK(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o600 or st.st_uid != os.geteuid():
         fail("the control socket: mode %o, owner %d" % (st.st_mode, st.st_uid))
 
+    # a client that connects and says nothing: a claim is served all the same, and the silent
+    # one is still open when it returns (not closed after a wait for its request)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    silent.connect(path)
+    p = subprocess.run([hpfilld, "claim", "vm1", "--pool", "2M:node0=2", "--root", root, "-v"],
+                       capture_output=True, text=True, timeout=LIMIT)
+    if p.returncode != 0 or "through the daemon" not in p.stderr:
+        fail("claim vm1 beside a silent client: exit %d: %s" % (p.returncode, p.stderr))
+    notify.until("READY=1")
+    if not still_open(silent):
+        fail("the daemon closed a client that said nothing yet (it waited for it)")
+
+    # too long (its head "apply" would be a request of its own), and a NUL in one
+    for req in (b"apply" + b"\0" * 200, b"apply\0x", b"apply " + b"v" * 300):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        c.connect(path)
+        c.settimeout(LIMIT)
+        c.send(req)
+        answer = c.recv(4096)
+        c.close()
+        if answer != b"2\nunknown request":
+            fail("request %r: answered %r" % (req[:12], answer))
+
+    # SIGTERM with the silent client still there: the daemon stops
+    if not still_open(silent):
+        fail("the silent client closed before SIGTERM")
     stop(d, notify)
+    silent.close()
 
 
 run(test, os.environ["HPFILLD"], "hpfilld-sockets-")
