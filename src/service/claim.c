@@ -201,6 +201,12 @@ static int open_claim_dir(int rootfd, bool make) {
         return TAKE_FD(fd);
 }
 
+/* unclaim of a claim that is not there: exit 0, so that a release hook may call it twice */
+static int no_such_claim(const struct claim_cmd *c) {
+        log_notice("unclaim %s: no such claim (%s is not there), nothing to give back", c->name, c->shown);
+        return EXIT_OK;
+}
+
 /* What the claim's file holds now (NULL: none), to put back if the new one is refused. */
 static int read_claim_file(int dirfd, const char *file, char **ret) {
         int r = read_full_file_at(dirfd, file, 64 * 1024, ret, NULL);
@@ -293,8 +299,9 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
 
 /* Under the host lock: the configuration before, the claim's file changed, the configuration
  * after, the pools filled (and what a claim gave back given back). */
-static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const char *text, const char *old_text) {
+static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const char *text) {
         _cleanup_(closep) int lock_fd = -1;
+        _cleanup_(freep) char *old_text = NULL;
         struct config before = CONFIG_INIT, after = CONFIG_INIT;
         struct stop stop;
         bool waited;
@@ -306,6 +313,18 @@ static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const ch
         if (lock_fd < 0) {
                 stop_done(&stop);
                 return EXIT_FAIL;
+        }
+        /* the file to put back is the one there now, under the lock: read before it, it may be
+         * older than what a claim of the same name that had the lock meanwhile wrote */
+        r = read_claim_file(dirfd, c->file, &old_text);
+        if (r < 0) {
+                log_error_errno(r, "%s %s: cannot read %s: %m", c->unclaim ? "unclaim" : "claim", c->name, c->shown);
+                ret = EXIT_FAIL;
+                goto out;
+        }
+        if (c->unclaim && !old_text) {
+                ret = no_such_claim(c);
+                goto out;
         }
         ret = load_checked(c, rootfd, &before, false);
         /* unclaim of a claim whose file is bad (edited by hand): the file goes all the same, or
@@ -418,10 +437,8 @@ static int claim_run(const struct claim_cmd *c) {
         if (!c->unclaim && claim_file_text(c->name, c->specs, c->n_specs, &text) < 0)
                 return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
         dirfd = open_claim_dir(rootfd, !c->unclaim);
-        if (dirfd == -ENOENT && c->unclaim) {
-                log_notice("unclaim %s: no such claim (%s is not there), nothing to give back", c->name, c->shown);
-                return EXIT_OK;
-        }
+        if (dirfd == -ENOENT && c->unclaim)
+                return no_such_claim(c);
         if (dirfd == -EPERM)
                 return log_error("%s %s: %s/" CLAIM_DIR " is not root's, or others can write it: refused",
                                  c->unclaim ? "unclaim" : "claim", c->name, shown_root()),
@@ -435,10 +452,8 @@ static int claim_run(const struct claim_cmd *c) {
                 return log_error_errno(r, "%s %s: cannot read %s: %m", c->unclaim ? "unclaim" : "claim", c->name,
                                        c->shown),
                        EXIT_FAIL;
-        if (c->unclaim && !old_text) {
-                log_notice("unclaim %s: no such claim (%s is not there), nothing to give back", c->name, c->shown);
-                return EXIT_OK;
-        }
+        if (c->unclaim && !old_text)
+                return no_such_claim(c);
         /* whether the daemon runs, told as give-back tells it: the socket a daemon that crashed
          * left behind is not asked (nobody would answer) */
         r = daemon_mark_probe(rootfd, NULL, &pid);
@@ -447,7 +462,7 @@ static int claim_run(const struct claim_cmd *c) {
                                      "): %m; asking its socket", shown_root());
         if (r == 0) {
                 log_debug("%s %s: no daemon runs, applying it here", c->unclaim ? "unclaim" : "claim", c->name);
-                return said(c, apply_here(c, rootfd, dirfd, text, old_text));
+                return said(c, apply_here(c, rootfd, dirfd, text));
         }
         sock = control_connect(rootfd);
         if (sock >= 0) {
@@ -460,7 +475,7 @@ static int claim_run(const struct claim_cmd *c) {
         else
                 log_notice("The daemon runs but does not listen on %s/" RUNDIR "/" CONTROL_NAME
                            ": applying the claim here", shown_root());
-        return said(c, apply_here(c, rootfd, dirfd, text, old_text));
+        return said(c, apply_here(c, rootfd, dirfd, text));
 }
 
 int claim_main(int argc, char *argv[], daemon_load_fn load, void *userdata) {
