@@ -10,6 +10,9 @@ struct pool_counts {
         uint64_t nr;      /* nr_hugepages: persistent + surplus pages of this node */
         uint64_t free;    /* free_hugepages */
         uint64_t surplus; /* surplus_hugepages */
+        /* resv_hugepages of the whole pool (the kernel keeps no count of it per node): free pages
+         * that mappings hold reserved. Read by job_read_counts() only; 0 from pool_read_counts(). */
+        uint64_t resv;
 };
 
 /* Path, relative to the root, of @file of the whole pool of @page_size (all nodes). */

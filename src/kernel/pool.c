@@ -96,7 +96,7 @@ static int read_counter(int rootfd, const struct topology *t, unsigned node, uin
 }
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret) {
-        struct pool_counts c;
+        struct pool_counts c = {};
         int r;
 
         r = read_counter(rootfd, t, node, page_size, "nr_hugepages", &c.nr);

@@ -304,8 +304,12 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                         /* A claim given back: the pool shrinks by what it held at most, free pages
                          * only (a smaller nr_hugepages turns pages in use into surplus ones, which
                          * would leave the pool when their workload lets go), never below the target
-                         * the others' claims and the [Pool] keep. */
-                        uint64_t back = MIN(MIN(gone[n->node_idx], MIN(pc->free, n->now)), n->now - n->target);
+                         * the others' claims and the [Pool] keep. Free pages a mapping holds
+                         * reserved (resv_hugepages, counted for the whole pool: taken from each
+                         * node's) are in use as well: the kernel keeps the reserved count, and
+                         * makes the pages beyond the new target surplus. */
+                        uint64_t unreserved = pc->free > pc->resv ? pc->free - pc->resv : 0;
+                        uint64_t back = MIN(MIN(gone[n->node_idx], MIN(unreserved, n->now)), n->now - n->target);
 
                         if (back > 0) {
                                 n->target = n->now - back;

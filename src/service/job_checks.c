@@ -37,6 +37,13 @@ int job_read_counts(int rootfd, const struct topology *t, struct pool_counts **r
                                 return log_error_errno(r, "Cannot read the pool counters in %s/%s: %m", shown_root(), path);
                         }
                 }
+        /* what mappings hold reserved: the plan gives back no free page of theirs */
+        for (size_t s = 0; s < t->n_page_sizes; s++) {
+                uint64_t resv = pool_global_counter(rootfd, t->page_sizes[s], "resv_hugepages");
+
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        counts[s * t->n_nodes + i].resv = resv;
+        }
         *ret = TAKE_PTR(counts);
         return 0;
 }

@@ -61,6 +61,19 @@ expect_nr 20 "unclaim of no claim"
 # vm2's 8 go back; the [Pool]'s 8 stay, and the 4 vm1 could not give back are nobody's claim now
 expect_rc 0 "$HPFILLD" unclaim vm2
 expect_nr 12 "unclaim vm2"
+# a workload's reserved pages (mapped, not touched: free, but counted in resv_hugepages) are
+# in use too: unclaim vm5 gives back only the free pages nobody reserved
+expect_rc 0 "$HPFILLD" claim vm5 --pool "2M:node$first=8"
+expect_nr 16 "claim vm5"
+mkdir "$WORK/hp"
+mount -t hugetlbfs -o pagesize=2M hpfilld-test "$WORK/hp"
+EXTRA_CLEANUP="umount -l '$WORK/hp' 2>/dev/null || true; $EXTRA_CLEANUP"
+reserve_pages "$WORK/hp/resv" 14
+expect_rc 0 "$HPFILLD" unclaim vm5
+expect_nr 14 "unclaim vm5 with 14 pages reserved"
+[ "$(cat "$N/surplus_hugepages")" = 0 ] || fail "unclaim made $(cat "$N/surplus_hugepages") reserved pages surplus"
+reserve_release
+umount "$WORK/hp"
 pool2m_set 0
 
 # --- with the daemon: the command asks it and returns when its fill is done

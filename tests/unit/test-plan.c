@@ -755,6 +755,20 @@ TEST(test_claims_gone) {
         CHECK_EQ(p.pools[0].nodes[0].target, 0);
         CHECK(strcmp(p.pools[0].origin, "old.conf:4") == 0);
         plan_done(&p);
+
+        /* free pages a mapping holds reserved (resv_hugepages) are not given back: of 40 free, 34
+         * reserved, 6 go (the kernel would make the reserved ones surplus) */
+        m.counts[0] = (struct pool_counts) { .nr = 40, .free = 40, .resv = 34 };
+        CHECK_EQ(plan_text(&m, "", CLAIM("a", "2M", "node0=40"), &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
+        CHECK_EQ(p.pools[0].nodes[0].target, 34);
+        plan_done(&p);
+        /* all of them reserved: nothing to give back, larger, kept */
+        m.counts[0] = (struct pool_counts) { .nr = 40, .free = 30, .resv = 30 };
+        CHECK_EQ(plan_text(&m, "", CLAIM("a", "2M", "node0=40"), &p, &e), 0);
+        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_LARGER);
+        CHECK_EQ(p.pools[0].nodes[0].target, 0);
+        plan_done(&p);
 }
 
 int main(void) {
