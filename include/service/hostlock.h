@@ -15,6 +15,8 @@
 /* The daemon's mark: RUNDIR/daemon.lock, flock()ed (shared) by every running daemon for its
  * whole life, so that a command that must not run beside one can tell (hpfilld give-back) */
 #define DAEMON_MARK_FILE "daemon.lock"
+/* One `hpfilld claim` or `unclaim` at a time, from its look at the claim's file to its answer */
+#define CLAIMLOCK_FILE "claim.lock"
 /* How long a second fill waits for the first, by default (--lock-timeout) */
 #define HOSTLOCK_TIMEOUT_S 60u
 /* While it waits it looks at the lock, and at signals, this often */
@@ -40,6 +42,9 @@ struct hostlock_holder {
  * waiting, or another negative errno; each said in the log. */
 int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
                   bool *ret_waited);
+/* The same for CLAIMLOCK_FILE: one claim command at a time, so that none sees (through the
+ * daemon's reload) the file of another that is about to be refused and put back. */
+int hostlock_take_claims(int rootfd, const char *what, unsigned timeout_s, struct stop *stop);
 /* The pid that holds the flock() of @fd (the lock file), as the kernel's /proc/locks says:
  * -ENOENT when none. */
 int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);

@@ -52,7 +52,7 @@ static void claim_help(void) {
                "and applied by the running daemon, else here.\n\n"
                "  -h --help                 Show this help\n"
                "  -p --pool SIZE:AMOUNT     Pages claimed, e.g. 2M:1G, 2M:512, 1G:node0=4,node1=2\n"
-               "     --lock-timeout SEC     How long to wait for another fill of this host (default 60)\n"
+               "     --lock-timeout SEC     How long to wait for another claim, or fill, of this host (default 60)\n"
                "     --root DIR             Use DIR/sys, DIR/proc, DIR/run and DIR/etc instead of the host's\n"
                "  -v --verbose              More output\n"
                "  -q --quiet                Errors only\n\n"
@@ -218,6 +218,21 @@ static int read_claim_file(int dirfd, const char *file, char **ret) {
         return r;
 }
 
+/* The claim's file as it is now into *@ret (what was there before freed): -1 to go on, else the
+ * exit status (an unclaim of a claim not there: 0, with a notice). */
+static int read_current(const struct claim_cmd *c, int dirfd, char **ret) {
+        int r;
+
+        free(*ret);
+        *ret = NULL;
+        r = read_claim_file(dirfd, c->file, ret);
+        if (r < 0)
+                return log_error_errno(r, "%s %s: cannot read %s: %m", c->unclaim ? "unclaim" : "claim", c->name,
+                                       c->shown),
+                       EXIT_FAIL;
+        return c->unclaim && !*ret ? no_such_claim(c) : -1;
+}
+
 /* The claim's file as @text says (NULL: removed). */
 static int put_claim_file(int dirfd, const char *file, const char *text) {
         if (!text)
@@ -316,16 +331,9 @@ static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const ch
         }
         /* the file to put back is the one there now, under the lock: read before it, it may be
          * older than what a claim of the same name that had the lock meanwhile wrote */
-        r = read_claim_file(dirfd, c->file, &old_text);
-        if (r < 0) {
-                log_error_errno(r, "%s %s: cannot read %s: %m", c->unclaim ? "unclaim" : "claim", c->name, c->shown);
-                ret = EXIT_FAIL;
+        ret = read_current(c, dirfd, &old_text);
+        if (ret >= 0)
                 goto out;
-        }
-        if (c->unclaim && !old_text) {
-                ret = no_such_claim(c);
-                goto out;
-        }
         ret = load_checked(c, rootfd, &before, false);
         /* unclaim of a claim whose file is bad (edited by hand): the file goes all the same, or
          * no release hook could ever give it back; what it held is not known, nothing is given
@@ -422,8 +430,9 @@ static int said(const struct claim_cmd *c, int status) {
 }
 
 static int claim_run(const struct claim_cmd *c) {
-        _cleanup_(closep) int rootfd = -1, dirfd = -1, sock = -1;
+        _cleanup_(closep) int rootfd = -1, dirfd = -1, sock = -1, lock_fd = -1;
         _cleanup_(freep) char *text = NULL, *old_text = NULL;
+        struct stop stop;
         pid_t pid = 0;
         int r;
 
@@ -447,13 +456,21 @@ static int claim_run(const struct claim_cmd *c) {
                 return log_error_errno(dirfd, "%s %s: cannot open %s/" CLAIM_DIR ": %m", c->unclaim ? "unclaim" : "claim",
                                        c->name, shown_root()),
                        EXIT_FAIL;
-        r = read_claim_file(dirfd, c->file, &old_text);
-        if (r < 0)
-                return log_error_errno(r, "%s %s: cannot read %s: %m", c->unclaim ? "unclaim" : "claim", c->name,
-                                       c->shown),
-                       EXIT_FAIL;
-        if (c->unclaim && !old_text)
-                return no_such_claim(c);
+        r = read_current(c, dirfd, &old_text);
+        if (r >= 0)
+                return r;
+        /* one claim command at a time, from here to its answer: through the daemon, whose reload
+         * reads every claim's file, another's about to be refused (and put back) would be read
+         * with this one's, and this one refused for it */
+        stop_init(&stop);
+        lock_fd = hostlock_take_claims(rootfd, c->unclaim ? "hpfilld unclaim" : "hpfilld claim", c->lock_timeout_s, &stop);
+        stop_done(&stop);
+        if (lock_fd < 0)
+                return EXIT_FAIL;
+        /* as it is now, under the lock */
+        r = read_current(c, dirfd, &old_text);
+        if (r >= 0)
+                return r;
         /* whether the daemon runs, told as give-back tells it: the socket a daemon that crashed
          * left behind is not asked (nobody would answer) */
         r = daemon_mark_probe(rootfd, NULL, &pid);

@@ -181,10 +181,6 @@ static int open_lock_named(int dirfd, const char *name) {
         }
 }
 
-static int open_lock(int dirfd) {
-        return open_lock_named(dirfd, HOSTLOCK_FILE);
-}
-
 static int open_mark(int rootfd) {
         _cleanup_(closep) int dirfd = rundir_open(rootfd);
 
@@ -221,10 +217,10 @@ int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid) {
 
 /* Whether @fd is still the file of that name: it may have been removed by hand (and made anew
  * by another fill) between our open and our flock(). */
-static bool lock_in_place(int dirfd, int fd, off_t *ret_size) {
+static bool lock_in_place(int dirfd, const char *name, int fd, off_t *ret_size) {
         struct stat a, b;
 
-        if (fstat(fd, &a) < 0 || fstatat(dirfd, HOSTLOCK_FILE, &b, AT_SYMLINK_NOFOLLOW) < 0)
+        if (fstat(fd, &a) < 0 || fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
                 return false;
         *ret_size = a.st_size;
         return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -237,8 +233,10 @@ static const char *lock_error(int r) {
                               : strerror(-r);
 }
 
-int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
-                  bool *ret_waited) {
+/* The lock @name in run/hpfilld, for @what, held by one @kind at a time ("fill"); the others wait
+ * as hostlock_take() says. */
+static int lock_take(int rootfd, const char *name, const char *kind, const char *what, unsigned timeout_s,
+                     struct stop *stop, const struct hostlock_wait *wait, bool *ret_waited) {
         _cleanup_(closep) int dirfd = -1, fd = -1;
         char holder[256];
         off_t size;
@@ -250,34 +248,45 @@ int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop 
         *ret_waited = false;
 again:
         closep(&fd);
-        fd = open_lock(dirfd);
+        fd = open_lock_named(dirfd, name);
         if (fd < 0) {
-                log_error("Cannot open %s/" RUNDIR "/" HOSTLOCK_FILE ": %s", shown_root(), lock_error(fd));
+                log_error("Cannot open %s/" RUNDIR "/%s: %s", shown_root(), name, lock_error(fd));
                 return fd;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 *ret_waited = true;
                 if (errno != EWOULDBLOCK)
-                        return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
+                        return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/%s: %m", shown_root(), name);
                 hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
-                log_notice("Another fill is running: %s; waiting up to %u s for it to end (--lock-timeout)", holder,
+                log_notice("Another %s is running: %s; waiting up to %u s for it to end (--lock-timeout)", kind, holder,
                            timeout_s);
                 r = wait_for(fd, timeout_s, stop, wait);
                 if (r == -ETIMEDOUT) {
                         hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
-                        return log_error_errno(r, "Gave up after %u s: the fill of %s still runs", timeout_s, holder);
+                        return log_error_errno(r, "Gave up after %u s: the %s of %s still runs", timeout_s, kind, holder);
                 }
                 if (r == -ECANCELED)
-                        return log_error_errno(r, "Interrupted by signal %d while waiting for the other fill",
-                                               atomic_load(&stop->signo));
+                        return log_error_errno(r, "Interrupted by signal %d while waiting for the other %s",
+                                               atomic_load(&stop->signo), kind);
                 if (r < 0)
-                        return log_error_errno(r, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
-                log_info("The other fill has ended, going on");
+                        return log_error_errno(r, "Cannot lock %s/" RUNDIR "/%s: %m", shown_root(), name);
+                log_info("The other %s has ended, going on", kind);
         }
-        if (!lock_in_place(dirfd, fd, &size))
+        if (!lock_in_place(dirfd, name, fd, &size))
                 goto again;
         r = write_holder(rootfd, fd, size, what);
         if (r < 0)
-                log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring", shown_root());
+                log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/%s: %m, ignoring", shown_root(), name);
         return TAKE_FD(fd);
+}
+
+int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
+                  bool *ret_waited) {
+        return lock_take(rootfd, HOSTLOCK_FILE, "fill", what, timeout_s, stop, wait, ret_waited);
+}
+
+int hostlock_take_claims(int rootfd, const char *what, unsigned timeout_s, struct stop *stop) {
+        bool waited;
+
+        return lock_take(rootfd, CLAIMLOCK_FILE, "claim or unclaim", what, timeout_s, stop, NULL, &waited);
 }
