@@ -165,14 +165,15 @@ int check_reserve_name(const char *s, struct error *e) {
 
 int check_name(const char *s, const char *what, struct error *e) {
         size_t n = strlen(s), max = sizeof(((struct reserve_spec *) NULL)->name) - 1;
+        bool taken = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 
-        if (n == 0 || n > max || s[0] == '.' ||
-            strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
+        /* the characters before the leading '.': '../x' is a path, not a hidden file */
+        if (n == 0 || n > max || s[0] == '.' || !taken)
                 return error_set(e, -EINVAL, "'%.64s' is not a %s name (%s)", s, what,
                                  n == 0      ? "empty"
                                  : n > max   ? "longer than 63 characters"
-                                 : s[0] == '.' ? "a leading '.' would hide its file"
-                                               : "only A-Z a-z 0-9 _ . - are taken");
+                                 : !taken    ? "only A-Z a-z 0-9 _ . - are taken"
+                                             : "a leading '.' would hide its file");
         return 0;
 }
 

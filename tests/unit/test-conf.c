@@ -458,6 +458,7 @@ TEST(test_claim_sections) {
                 { "[Claim]\nName=a\nAmount=1\n", "test.conf:1: [Claim] has no PageSize=" },
                 { "[Claim]\nName=a\nPageSize=2M\n", "test.conf:1: [Claim] has no Amount=" },
                 { "[Claim]\nName=.a\nPageSize=2M\nAmount=1\n", "a leading '.'" },
+                { "[Claim]\nName=../a\nPageSize=2M\nAmount=1\n", "'../a' is not a claim name (only A-Z a-z 0-9 _ . - are taken)" },
                 { "[Claim]\nName=a/b\nPageSize=2M\nAmount=1\n", "test.conf:2:" },
                 { "[Claim]\nName=a\nPageSize=2M\nAmount=0\n", "test.conf:4: Amount=0: a claim of zero pages" },
                 { "[Claim]\nName=a\nPageSize=2M\nAmount=node0=0,node1=4\n", "a claim of zero pages" },
