@@ -333,7 +333,7 @@ static void hotplug(struct daemon *d, bool timer) {
  * changes nothing: the plan in use stays, and the unit's status names the error. Returns the
  * exit status, with the error or the fill's summary in @msg. */
 static int reload(struct daemon *d, const char *want_claim, char *msg, size_t size) {
-        struct config fresh = CONFIG_INIT;
+        struct config fresh = CONFIG_INIT, old;
         struct error e = {};
         int r;
 
@@ -359,13 +359,27 @@ static int reload(struct daemon *d, const char *want_claim, char *msg, size_t si
                                (int) strcspn(e.msg, "\n"), e.msg);
                 return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         }
-        config_done(&d->config);
+        old = d->config;
         d->config = fresh;
         log_info("Configuration reloaded: %zu pool%s, %zu reservation%s, %zu claim%s", d->config.n_pools,
                  d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s",
                  d->config.n_claims, d->config.n_claims == 1 ? "" : "s");
         arm_metrics(d);
         r = fill(d, "hpfilld daemon, reload", msg, size);
+        if (r == EXIT_USAGE) {
+                /* its plan refused it, before any write: the configuration in use stays, or the
+                 * next reload would take the refused one's claims for claims given back (a claim
+                 * of more than a node's memory giving back the pages others hold above their
+                 * targets) */
+                config_done(&d->config);
+                d->config = old;
+                arm_metrics(d);
+                log_error("Reload failed, keeping the configuration in use");
+                (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %.*s",
+                               (int) strcspn(msg, "\n"), msg);
+                return r;
+        }
+        config_done(&old);
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
         return r;

@@ -100,6 +100,25 @@ def test(hpfilld, work, root, notify):
     notify.until("READY=1")
     stop(d, notify)
 
+    # a claim the daemon's plan refuses (more than the node's memory) beside pages above the
+    # targets (6 added by hand): refused, and the files put back give nothing back (the refused
+    # configuration is not the one in use, whose claims the next reload compares with)
+    d = start(notify, [hpfilld, "--root", root])
+    notify.until("READY=1")
+    with open(pool + "nr_hugepages", "w") as f:
+        f.write("10\n")
+    free(10)
+    rc, out = claim("claim", "huge", "--pool", "2M:node0=100000G")
+    if rc != 2 or "more than its memory" not in out:
+        fail("claim huge: exit %d: %s" % (rc, out))
+    m = notify.until("READY=1")  # the refused one
+    if "STATUS=Reload failed, the configuration in use stays: " not in m:
+        fail("a reload its plan refused: %r" % m)
+    notify.until("READY=1")  # the files put back
+    if nr() != 10:
+        fail("a claim the plan refused, put back, gave back %d of the pages above the targets" % (10 - nr()))
+    stop(d, notify)
+
 
 if __name__ == "__main__":
     run(test, os.environ["HPFILLD"], "hpfilld-claim-")
