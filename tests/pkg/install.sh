@@ -4,7 +4,9 @@
 # (the files git tracks or would track, no build directories) is built with
 # `dpkg-buildpackage -us -uc -b`, lintian finds no error in it, and apt installs it into a fresh
 # Debian 12 root, or Debian 13 with HPFILLD_VM_SUITE=trixie (mmdebstrap, cached and shared with
-# tests/vm/systemd.sh) in a chroot. Then:
+# tests/vm/systemd.sh) in a chroot. Debian 12's package is built on the host (Debian 12); Debian
+# 13's in a Debian 13 build root with debian/control's Build-Depends (tests/vm/rootfs.sh's
+# rootfs_build_deb; the build is cached, shared with vm-systemd-trixie). Then:
 # the files are in place, /etc/hpfilld.conf is a conffile with the source's content and fills
 # nothing (`hpfilld --once --dry-run` has nothing to do), hpfilld.service is enabled (the
 # sysinit.target.wants symlink) but nothing was started (no process, no /run/hpfilld), the
@@ -99,14 +101,22 @@ version_out=$(rootfs_chroot /usr/sbin/hpfilld --version) || fail "hpfilld --vers
 [[ $version_out == "hpfilld $version"* ]] || fail "hpfilld --version says '$version_out', expected $version"
 ok "the installed binary runs: $(echo "$version_out" | head -n 1)"
 
-# the unit's type is the one for the systemd the package was built against (debian/rules), and
-# a Type=notify-reload package Breaks the systemd that cannot load it
+# the unit's type is the one for the systemd the package was built against (debian/rules; the
+# build root's pkg-config, rootfs_build_deb's BUILD_SYSTEMD), and a Type=notify-reload package
+# Breaks the systemd that cannot load it. Debian 12 builds against 252, Debian 13 against 257.
+case $SUITE in
+bookworm) want_systemd=252 ;;
+trixie) want_systemd=257 ;;
+*) want_systemd=${BUILD_SYSTEMD%%.*} ;;
+esac
+[ "${BUILD_SYSTEMD%%.*}" = "$want_systemd" ] ||
+        fail "the $SUITE package was built against systemd $BUILD_SYSTEMD, expected $want_systemd (not built as $SUITE builds it)"
 want_type=notify want_breaks=""
-if pkg-config --atleast-version=253 systemd; then want_type=notify-reload want_breaks="systemd (<< 253)"; fi
+if dpkg --compare-versions "$BUILD_SYSTEMD" ge 253; then want_type=notify-reload want_breaks="systemd (<< 253)"; fi
 unit_type=$(sed -n 's/^Type=//p' "$ROOT/lib/systemd/system/hpfilld.service")
-[ "$unit_type" = "$want_type" ] || fail "the installed unit is Type=$unit_type, expected $want_type (built against systemd $(pkg-config --modversion systemd))"
+[ "$unit_type" = "$want_type" ] || fail "the installed unit is Type=$unit_type, expected $want_type (built against systemd $BUILD_SYSTEMD)"
 [ "$(dpkg-deb -f "$DEB" Breaks)" = "$want_breaks" ] || fail "the package Breaks '$(dpkg-deb -f "$DEB" Breaks)', expected '$want_breaks'"
-ok "the unit is Type=$unit_type for systemd $(pkg-config --modversion systemd)${want_breaks:+, Breaks: $want_breaks}"
+ok "the unit is Type=$unit_type for systemd $BUILD_SYSTEMD${want_breaks:+, Breaks: $want_breaks}"
 
 # the conffile: dpkg's, as the source has it, and it fills nothing
 conffiles=$(rootfs_chroot dpkg-query -W -f '${Conffiles}' hpfilld)

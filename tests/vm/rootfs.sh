@@ -64,12 +64,14 @@ rootfs_setup() {
         vm_static VM_EXIT "$VM_DIR/vm-exit.c" vm-exit
 }
 
-# rootfs_tarball PREFIX PKG,...: ROOTFS_TAR, $SUITE with the packages PKG,... (mmdebstrap's
-# --include), made once and cached as $CACHE/PREFIX-$SUITE-HASH.tar (HASH: of the mmdebstrap
+# rootfs_tarball PREFIX PKG,... [MMDEBSTRAP_ARG...]: ROOTFS_TAR, $SUITE with the packages PKG,...
+# (mmdebstrap's --include; the further arguments after --variant=apt, which a --variant of them
+# replaces), made once and cached as $CACHE/PREFIX-$SUITE-HASH.tar (HASH: of the mmdebstrap
 # arguments); a new one removes the other PREFIX-$SUITE-*.tar. One build at a time ($CACHE/.PREFIX.lock).
 rootfs_tarball() {
-        local prefix=$1 mirror targets key tmp old start
+        local prefix=$1 pkgs=$2 mirror targets key tmp old start
         local -a mm_args
+        shift 2
         # mirror: the host's apt source for $SUITE (main), or any Debian suite's, or deb.debian.org
         mirror=${HPFILLD_VM_MIRROR:-}
         if [ -z "$mirror" ]; then
@@ -80,8 +82,8 @@ rootfs_tarball() {
                 [ -n "$mirror" ] || mirror=$(echo "$targets" | awk '$2 !~ /-/ && $3 == "main" { print $1; exit }')
                 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
         fi
-        mm_args=(--variant=apt
-                --include="$2"
+        mm_args=(--variant=apt "$@"
+                --include="$pkgs"
                 --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*'
                 --dpkgopt='path-exclude=/usr/share/locale/*' --aptopt='Acquire::Languages "none"'
                 "$SUITE")
@@ -127,9 +129,14 @@ rootfs_install() {
 
 # rootfs_build_deb DIR: DIR/hpfilld, a clean copy of $SOURCE_ROOT (what git tracks or would
 # track; no build directories, no ignored files), built with `dpkg-buildpackage -us -uc -b`
-# (log: DIR/build.log): DEB and DRACUT_DEB (the packages, in DIR), DEB_VERSION, CHANGES
+# (log: DIR/build.log): DEB and DRACUT_DEB (the packages, in DIR), DEB_VERSION, CHANGES, and
+# BUILD_SYSTEMD, the version of the systemd it was built against (pkg-config's, as debian/rules
+# asks it). $SUITE is the host's: built on the host. Another suite: built as that release builds
+# it, in a root of its own (rootfs_build_root) that debian/rules runs in, and cached as
+# $CACHE/deb-$SUITE-HASH/ (HASH: of the clean copy and the build root), so that the tests of the
+# suite share one build; a new one removes the other deb-$SUITE-*.
 rootfs_build_deb() {
-        local dir=$1 src=$1/hpfilld arch start
+        local dir=$1 src=$1/hpfilld arch start host_suite key built f
         command -v dpkg-buildpackage >/dev/null || cannot_run "no dpkg-buildpackage (package dpkg-dev)"
         command -v dh >/dev/null || cannot_run "no dh (package debhelper)"
         mkdir "$src"
@@ -142,16 +149,85 @@ rootfs_build_deb() {
         [ ! -e "$src/build" ] || fail "the clean copy has a build directory"
         DEB_VERSION=$(cd "$src" && dpkg-parsechangelog -S Version)
         arch=$(dpkg --print-architecture)
-        start=$(date +%s%N)
-        if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$dir/build.log" 2>&1; then
-                tail -n 40 "$dir/build.log"
-                fail "dpkg-buildpackage -us -uc -b failed"
-        fi
-        echo "dpkg-buildpackage: built in $(secs "$start") s"
         DEB=$dir/hpfilld_${DEB_VERSION}_$arch.deb
         DRACUT_DEB=$dir/hpfilld-dracut_${DEB_VERSION}_all.deb
         CHANGES=$dir/hpfilld_${DEB_VERSION}_$arch.changes
+        host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+        if [ "$SUITE" = "$host_suite" ]; then
+                start=$(date +%s%N)
+                if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$dir/build.log" 2>&1; then
+                        tail -n 40 "$dir/build.log"
+                        fail "dpkg-buildpackage -us -uc -b failed"
+                fi
+                echo "dpkg-buildpackage: built on the host (Debian $(cat /etc/debian_version)) in $(secs "$start") s"
+                BUILD_SYSTEMD=$(pkg-config --modversion systemd) || fail "pkg-config knows no systemd on the host"
+        else
+                rootfs_build_root
+                key=$( (tar -C "$src" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - . &&
+                        echo "${BUILD_ROOT_TAR##*/}") | sha256sum | cut -c1-12)
+                built=$CACHE/deb-$SUITE-$key
+                exec 8>"$CACHE/.deb-$SUITE.lock"
+                flock 8
+                if [ ! -s "$built/systemd-version" ]; then
+                        rootfs_build_in_root "$dir" "$built"
+                else
+                        echo "dpkg-buildpackage: the $SUITE build of this tree from the cache, $built"
+                fi
+                for f in "$built"/*; do
+                        cp "$f" "$dir/"
+                done
+                exec 8>&-
+                BUILD_SYSTEMD=$(cat "$dir/systemd-version")
+        fi
         [ -f "$DEB" ] && [ -f "$DRACUT_DEB" ] || { ls "$dir"; fail "no $DEB or $DRACUT_DEB"; }
+}
+
+# the build root's packages beyond debian/control's Build-Depends: pkg-config for BUILD_SYSTEMD
+BUILD_ROOT_PKGS=build-essential,dpkg-dev,pkgconf
+
+# rootfs_build_root: BUILD_ROOT_TAR, a $SUITE root to build the package in (rootfs_tarball,
+# build-root-$SUITE-HASH.tar): mmdebstrap's buildd variant, and the Build-Depends of
+# $SOURCE_ROOT/debian/control installed there by apt from $SUITE's mirror (apt-get satisfy)
+rootfs_build_root() {
+        local deps ROOTFS_TAR
+        deps=$(awk '/^Build-Depends:/ { f = 1; sub(/^Build-Depends:/, ""); print; next }
+                f && /^[ \t]/ { print; next } { f = 0 }' "$SOURCE_ROOT/debian/control" |
+                tr '\n\t' '  ' | sed 's/  */ /g; s/^ //; s/ *,* *$//')
+        [ -n "$deps" ] || fail "debian/control has no Build-Depends"
+        rootfs_tarball build-root "$BUILD_ROOT_PKGS" --variant=buildd \
+                --customize-hook="chroot \"\$1\" apt-get satisfy -y -q --no-install-recommends '$deps'"
+        BUILD_ROOT_TAR=$ROOTFS_TAR
+}
+
+# rootfs_build_in_root DIR CACHED: the clean copy DIR/hpfilld built by dpkg-buildpackage in
+# $BUILD_ROOT_TAR unpacked as DIR/build-root; the packages, the build's log and systemd-version
+# (pkg-config's in the build root) are CACHED/'s
+rootfs_build_in_root() {
+        local dir=$1 cached=$2 broot=$1/build-root tmp start old
+        mkdir "$broot"
+        tar -x -C "$broot" -f "$BUILD_ROOT_TAR"
+        mkdir "$broot/build"
+        cp -a "$dir/hpfilld" "$broot/build/"
+        echo "dpkg-buildpackage: building in a Debian $(cat "$broot/etc/debian_version") ($SUITE) root (once for this tree)"
+        start=$(date +%s%N)
+        # shellcheck disable=SC2016 # expanded in the build root
+        if ! ROOT=$broot rootfs_chroot /bin/sh -ec 'cd /build/hpfilld && dpkg-buildpackage -us -uc -b' \
+                >"$dir/build.log" 2>&1; then
+                tail -n 40 "$dir/build.log"
+                fail "dpkg-buildpackage -us -uc -b failed in the $SUITE build root"
+        fi
+        echo "dpkg-buildpackage: built in the $SUITE root in $(secs "$start") s"
+        ROOT=$broot rootfs_chroot pkg-config --modversion systemd >"$dir/systemd-version" ||
+                fail "pkg-config knows no systemd in the $SUITE build root"
+        tmp=$(mktemp -d "$CACHE/.deb-$SUITE.XXXXXX")
+        cp "$broot"/build/*.deb "$broot"/build/*.changes "$broot"/build/*.buildinfo "$dir/build.log" \
+                "$dir/systemd-version" "$tmp/"
+        chmod 755 "$tmp"
+        rm -rf "$cached" "$broot"
+        mv "$tmp" "$cached"
+        for old in "$CACHE/deb-$SUITE"-* "$CACHE/.deb-$SUITE".*; do
+                [ "$old" = "$cached" ] || [ ! -d "$old" ] || rm -rf "$old"
+        done
 }
 
 # rootfs_install_deb: $ROOTFS_TAR unpacked as $ROOT (unless there already), and $DEB installed
