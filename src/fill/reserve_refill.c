@@ -10,15 +10,24 @@
 #include "fill/reserve_refill.h"
 #include "util/macro.h"
 
-/* Puts owner, group and mode back as they were, on a descriptor (or the name) of the file. */
-static void give_back(int fd, int dirfd, const char *name, const struct stat *st) {
+/* Puts owner, group and mode back as they were, on a descriptor (or the name) of the file: the
+ * first failure as -errno, for the caller to ignore (best effort, the file is kept either way;
+ * glibc marks these calls warn_unused_result, which a (void) does not silence). */
+static int give_back(int fd, int dirfd, const char *name, const struct stat *st) {
+        int r = 0;
+
         if (fd >= 0) {
-                (void) fchown(fd, st->st_uid, st->st_gid);
-                (void) fchmod(fd, st->st_mode & 07777);
-                return;
+                if (fchown(fd, st->st_uid, st->st_gid) < 0)
+                        r = -errno;
+                if (fchmod(fd, st->st_mode & 07777) < 0 && r == 0)
+                        r = -errno;
+                return r;
         }
-        (void) fchownat(dirfd, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW);
-        (void) fchmodat(dirfd, name, st->st_mode & 07777, 0);
+        if (fchownat(dirfd, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+                r = -errno;
+        if (fchmodat(dirfd, name, st->st_mode & 07777, 0) < 0 && r == 0)
+                r = -errno;
+        return r;
 }
 
 enum reserve_use reserve_refill_take(const struct reserve_run *rr, int dirfd, int *ret_fd) {
@@ -42,7 +51,7 @@ enum reserve_use reserve_refill_take(const struct reserve_run *rr, int dirfd, in
         if (fstat(ro, &was) < 0 || fchown(ro, 0, 0) < 0)
                 return *ret_fd = TAKE_FD(ro), RESERVE_USE_UNKNOWN;
         if (fchmod(ro, 0600) < 0) {
-                give_back(ro, dirfd, name, &was);
+                (void) give_back(ro, dirfd, name, &was);
                 return *ret_fd = TAKE_FD(ro), RESERVE_USE_UNKNOWN;
         }
         (void) close(TAKE_FD(ro)); /* the lease with it: a descriptor of ours open would refuse the next */
@@ -53,7 +62,7 @@ enum reserve_use reserve_refill_take(const struct reserve_run *rr, int dirfd, in
                 *ret_fd = TAKE_FD(rw);
                 return RESERVE_USE_FREE;
         }
-        give_back(rw, dirfd, name, &was);
+        (void) give_back(rw, dirfd, name, &was);
         *ret_fd = TAKE_FD(rw);
         return u == RESERVE_USE_FREE ? RESERVE_USE_UNKNOWN : u;
 }
