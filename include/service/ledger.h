@@ -26,6 +26,9 @@ struct ledger {
         struct ledger_entry *entries;
         size_t n;
         const char *name; /* its file in RUNDIR; NULL: LEDGER_NAME */
+        /* the boot it counts (proc/sys/kernel/random/boot_id), "" where not known: a /run that
+         * is not tmpfs keeps the file across a reboot, whose pools hold none of those pages */
+        char boot[40];
 };
 
 /* Pure. The pool was seen at @now persistent pages: if it holds fewer than when last seen,
@@ -35,12 +38,13 @@ int ledger_seen(struct ledger *l, uint64_t page_size, unsigned node, uint64_t no
 /* Pure. A fill took the pool from @before to @after persistent pages (both seen under the host
  * lock): what it added is ours; what a --shrink fill gave back leaves ours first. */
 int ledger_filled(struct ledger *l, uint64_t page_size, unsigned node, uint64_t before, uint64_t after);
-/* Pure. The text form, one line "PAGE_SIZE NODE OURS LAST" per pool that has pages of ours, and
- * back; -EBADMSG on anything else. */
+/* Pure. The text form, a line "boot BOOT_ID" first where the boot is known, then one line
+ * "PAGE_SIZE NODE OURS LAST" per pool that has pages of ours, and back; -EBADMSG on anything
+ * else. */
 int ledger_format(FILE *f, const struct ledger *l);
 int ledger_parse(const char *text, struct ledger *ret);
 
-/* Reads LEDGER_FILE; a missing one is an empty ledger. */
+/* Reads LEDGER_FILE; a missing one is an empty ledger, and so is one of another boot (said). */
 int ledger_load(int rootfd, struct ledger *ret);
 /* Reads RUNDIR/@name (LEDGER_NAME, LEDGER_ONCE_NAME), which ledger_save() then writes. */
 int ledger_load_named(int rootfd, const char *name, struct ledger *ret);

@@ -60,10 +60,17 @@ int ledger_filled(struct ledger *l, uint64_t page_size, unsigned node, uint64_t 
 }
 
 int ledger_format(FILE *f, const struct ledger *l) {
-        for (size_t i = 0; i < l->n; i++)
-                if (l->entries[i].ours > 0)
-                        fprintf(f, "%" PRIu64 " %u %" PRIu64 " %" PRIu64 "\n", l->entries[i].page_size,
-                                l->entries[i].node, l->entries[i].ours, l->entries[i].last);
+        bool boot = *l->boot; /* said before the first pool: a ledger of no pages stays empty */
+
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->entries[i].ours == 0)
+                        continue;
+                if (boot)
+                        fprintf(f, "boot %s\n", l->boot);
+                boot = false;
+                fprintf(f, "%" PRIu64 " %u %" PRIu64 " %" PRIu64 "\n", l->entries[i].page_size, l->entries[i].node,
+                        l->entries[i].ours, l->entries[i].last);
+        }
         return ferror(f) ? -EIO : 0;
 }
 
@@ -80,6 +87,13 @@ int ledger_parse(const char *text, struct ledger *ret) {
                         goto bad;
                 memcpy(line, p, n);
                 line[n] = 0;
+                if (p == text && strncmp(line, "boot ", 5) == 0) {
+                        if (n - 5 >= sizeof(l.boot) || n == 5 || strspn(line + 5, "0123456789abcdef-") != n - 5)
+                                goto bad;
+                        memcpy(l.boot, line + 5, n - 4);
+                        p += n + 1;
+                        continue;
+                }
                 if (sscanf(line, "%" SCNu64 " %u %" SCNu64 " %" SCNu64 "%n", &v.page_size, &v.node, &v.ours, &v.last,
                            &used) != 4 ||
                     (size_t) used != n || line[0] < '0' || line[0] > '9' || v.ours > v.last ||
@@ -102,19 +116,29 @@ bad:
 
 int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
         _cleanup_(freep) char *text = NULL;
-        char path[64];
+        char path[64], boot[40] = "";
         int r;
 
+        /* this boot's, where the tree has one: what another boot counted is in no pool now */
+        if (read_line_at(rootfd, "proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
+                *boot = 0;
         (void) snprintf(path, sizeof(path), RUNDIR "/%s", name);
         r = read_full_file_at(rootfd, path, 64 * 1024, &text, NULL);
-        if (r == -ENOENT) {
-                *ret = (struct ledger) { .name = name };
-                return 0;
-        }
         if (r >= 0)
                 r = ledger_parse(text, ret);
-        if (r >= 0)
+        if (r >= 0 && *boot && *ret->boot && strcmp(boot, ret->boot) != 0) {
+                log_info("%s/%s counts the pages of an earlier boot (%s), none of this one's: not used", shown_root(),
+                         path, ret->boot);
+                ledger_done(ret);
+                r = -ENOENT;
+        }
+        if (r == -ENOENT)
+                *ret = (struct ledger) {};
+        if (r >= 0 || r == -ENOENT) {
                 ret->name = name;
+                memcpy(ret->boot, boot, sizeof(boot));
+                r = 0;
+        }
         return r;
 }
 

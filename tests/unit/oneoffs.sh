@@ -150,6 +150,23 @@ grep -q "nothing given back, nothing changed" "$work/err" || bad "a bad claim fi
 [ "$(node_nr 0 2048)" = 4 ] || bad "give-back with a bad claim file changed the pool to $(node_nr 0 2048)"
 rm "$work/m/etc/hpfilld.conf.d/vm3.conf"
 echo "ok: give-back leaves the claims' pages and files, gives back what is beyond them"
+# a ledger of an earlier boot (a /run that is not tmpfs keeps it): the pools of this boot hold
+# none of its pages (here the 50 the kernel's hugepages= made), and give-back leaves them
+fake_machine "$work/m" 1 4096
+mkdir -p "$work/m/proc/sys/kernel/random"
+echo 11111111-2222-3333-4444-555555555555 >"$work/m/proc/sys/kernel/random/boot_id"
+run 0 --once --pool 2M:node0=50
+[ "$(cat "$work/m/run/hpfilld/ledger-once")" = "boot 11111111-2222-3333-4444-555555555555
+2097152 0 50 50" ] || bad "the one-off's ledger names no boot: $(cat "$work/m/run/hpfilld/ledger-once")"
+echo 66666666-7777-8888-9999-000000000000 >"$work/m/proc/sys/kernel/random/boot_id"
+pool 0 free_hugepages 50
+run 0 give-back
+[ "$(node_nr 0 2048)" = 50 ] || bad "give-back after a reboot gave back this boot's pages: $(node_nr 0 2048) left, not 50"
+grep -q "counts the pages of an earlier boot" "$work/err" || bad "the earlier boot's ledger not said: $(cat "$work/err")"
+run 0 --once --pool 2M:node0=60
+[ "$(cat "$work/m/run/hpfilld/ledger-once")" = "boot 66666666-7777-8888-9999-000000000000
+2097152 0 10 60" ] || bad "this boot's one-off counted the earlier boot's: $(cat "$work/m/run/hpfilld/ledger-once")"
+echo "ok: a ledger of an earlier boot gives back nothing"
 run 2 give-back --bogus
 has "$work/err" "hpfilld: Try 'hpfilld give-back --help' for more information."
 run 2 giveback

@@ -76,6 +76,9 @@ TEST(test_text) {
         static const char *const bad[] = {
                 "2097152 0 10\n", "2097152 0 10 14", "2097152 0 10 14 1\n", "x 0 1 1\n", "2097152 0 15 14\n",
                 "2097152 0 1 2\n2097152 0 1 2\n", " 2097152 0 1 2\n",
+                /* the boot: first, once, of boot_id's characters and length */
+                "boot \n", "boot 1\nboot 1\n", "2097152 0 1 2\nboot 1\n", "boot x y\n",
+                "boot 0123456789abcdef0123456789abcdef01234567\n",
         };
 
         CHECK_EQ(ledger_filled(&l, M2, 0, 4, 14), 0);
@@ -93,6 +96,19 @@ TEST(test_text) {
         ledger_done(&back);
         CHECK_EQ(ledger_parse("", &back), 0);
         CHECK_EQ(back.n, 0);
+        CHECK_EQ(ledger_parse("boot 0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13\n2097152 0 1 2\n", &back), 0);
+        CHECK(strcmp(back.boot, "0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13") == 0);
+        CHECK_EQ(ours(&back, M2, 0), 1);
+        ledger_done(&back);
+        /* a ledger of no pages names no boot: it stays empty */
+        memcpy(back.boot, "0f8e", 5);
+        free(text);
+        text = NULL;
+        f = open_memstream(&text, &len);
+        CHECK(f);
+        CHECK_EQ(ledger_format(f, &back), 0);
+        CHECK_EQ(fclose(f), 0);
+        CHECK(strcmp(text, "") == 0);
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 CHECK_EQ(ledger_parse(bad[i], &back), -EBADMSG);
         free(text);
