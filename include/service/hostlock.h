@@ -53,8 +53,10 @@ int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);
 void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size);
 /* Parses the holder line of the lock file. */
 int hostlock_parse(const char *s, struct hostlock_holder *ret);
-/* The daemon's mark taken: the fd to keep open for the daemon's life, or a negative errno. */
-int daemon_mark_take(int rootfd);
+/* The daemon's mark taken: the fd to keep open for the daemon's life, or a negative errno. Held
+ * exclusive (a give-back's probe), it is waited for, up to @timeout_s (-ETIMEDOUT), or until a
+ * stop signal (-ECANCELED). */
+int daemon_mark_take(int rootfd, unsigned timeout_s, struct stop *stop);
 /* Whether the daemon runs, the one test of it (give-back, claim): whether a daemon holds its
  * mark. The kernel lets go of an flock() when its holder ends, so a daemon that crashed holds
  * none (its control socket, left behind, says nothing). 1 with its pid in *@ret_pid (0 where

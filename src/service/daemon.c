@@ -533,7 +533,11 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
         if (open_fds(&d) < 0)
                 goto out;
         arm_metrics(&d);
-        d.mark_fd = daemon_mark_take(rootfd);
+        d.mark_fd = daemon_mark_take(rootfd, d.lock_timeout_s, &d.stop);
+        if (d.mark_fd == -ECANCELED) { /* stopped while it waited: nothing filled */
+                ret = EXIT_OK;
+                goto out;
+        }
         if (d.mark_fd < 0)
                 log_warning_errno(d.mark_fd, "Cannot hold %s/" RUNDIR "/" DAEMON_MARK_FILE
                                   ": %m; hpfilld give-back cannot tell this daemon runs", shown_root());

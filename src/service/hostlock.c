@@ -17,6 +17,7 @@
 #include "util/shown.h"
 #include "kernel/proc.h"
 #include "service/hostlock.h"
+#include "service/notify.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/log.h"
@@ -125,14 +126,14 @@ static int write_holder(int rootfd, int fd, off_t size, const char *what) {
 
 /* Waits for the lock in steps of HOSTLOCK_STEP_MS, taking stop signals between them: flock()
  * itself has no timeout, and a wait in it would not see a signal that only a signalfd reads. */
-static int wait_for(int fd, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait) {
+static int wait_for(int fd, int op, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait) {
         _cleanup_(closep) int sig_fd = signalfd(-1, &stop->signals, SFD_CLOEXEC | SFD_NONBLOCK);
         uint64_t deadline = now_ns() + (uint64_t) timeout_s * 1000000000u;
 
         for (;;) {
                 struct pollfd p = { .fd = sig_fd, .events = POLLIN };
 
-                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                if (flock(fd, op | LOCK_NB) == 0)
                         return 0;
                 if (errno != EWOULDBLOCK)
                         return -errno;
@@ -187,15 +188,24 @@ static int open_mark(int rootfd) {
         return dirfd < 0 ? dirfd : open_lock_named(dirfd, DAEMON_MARK_FILE);
 }
 
-int daemon_mark_take(int rootfd) {
+int daemon_mark_take(int rootfd, unsigned timeout_s, struct stop *stop) {
         _cleanup_(closep) int fd = open_mark(rootfd);
+        int r;
 
         if (fd < 0)
                 return fd;
         /* shared: a second daemon (another --root, a test) is no error of this one's */
-        if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+                return TAKE_FD(fd);
+        if (errno != EWOULDBLOCK)
                 return -errno;
-        return TAKE_FD(fd);
+        /* held exclusive: a give-back (or claim) that found no daemon and acts on that; a daemon
+         * that went on without its mark would be one that no later give-back sees */
+        log_notice("hpfilld give-back (or claim) runs, holding %s/" RUNDIR "/" DAEMON_MARK_FILE
+                   ": waiting up to %us for it to end", shown_root(), timeout_s);
+        (void) notifyf("STATUS=Waiting for hpfilld give-back to end");
+        r = wait_for(fd, LOCK_SH, timeout_s, stop, NULL);
+        return r < 0 ? r : TAKE_FD(fd);
 }
 
 int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid) {
@@ -260,7 +270,7 @@ again:
                 hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                 log_notice("Another %s is running: %s; waiting up to %u s for it to end (--lock-timeout)", kind, holder,
                            timeout_s);
-                r = wait_for(fd, timeout_s, stop, wait);
+                r = wait_for(fd, LOCK_EX, timeout_s, stop, wait);
                 if (r == -ETIMEDOUT) {
                         hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                         return log_error_errno(r, "Gave up after %u s: the %s of %s still runs", timeout_s, kind, holder);

@@ -3,6 +3,7 @@
 """hpfilld give-back refuses while the daemon runs (it holds run/hpfilld/daemon.lock for its
 life), changing nothing, and gives back once it has stopped. On a fake tree under --root;
 waits on the daemon's own messages (with a time limit against hangs)."""
+import fcntl
 import os
 import subprocess
 import sys
@@ -32,6 +33,18 @@ def test(hpfilld, work, root, notify):
     g = give_back(hpfilld, root)
     if g.returncode != 0 or "2M pool of node0: 8 pages given back (8 -> 0)" not in g.stdout:
         fail("give-back after the daemon: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
+    # a daemon that starts while a give-back holds the mark (exclusive, as its probe found no
+    # daemon) waits for it, then holds the mark: a later give-back sees it
+    with open(root + "/run/hpfilld/daemon.lock", "rb") as mark:
+        fcntl.flock(mark, fcntl.LOCK_EX)
+        d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=8"])
+        notify.until("STATUS=Waiting for hpfilld give-back to end")
+    notify.until("READY=1")
+    g = give_back(hpfilld, root)
+    if g.returncode != 1 or "The hpfilld daemon runs" not in g.stderr:
+        fail("give-back beside a daemon that started during a give-back: exit %d, %s%s" % (g.returncode, g.stdout,
+                                                                                           g.stderr))
+    stop(d, notify)
 
 
 if __name__ == "__main__":
