@@ -61,7 +61,8 @@ int ledger_save(int rootfd, const struct ledger *l);
 /* The persistent pages of every pool of @t (size-major), UINT64_MAX where unreadable. */
 int ledger_read_pools(int rootfd, const struct topology *t, uint64_t **ret);
 /* After a fill, with @before from ledger_read_pools() under the same host lock: each pool seen
- * at @before, then filled to what it holds now. */
+ * at @before, then filled to what it holds now; the other ledger's file (the daemon's, the
+ * one-offs') sees the pools at @before and now too. */
 void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, const uint64_t *before);
 /* ReleaseOnStop=: every pool with pages of ours, configured now or not, gives them back: the
  * free ones leave now, ours in use become surplus and leave when freed; one line per pool in the

@@ -184,9 +184,34 @@ int ledger_read_pools(int rootfd, const struct topology *t, uint64_t **ret) {
         return 0;
 }
 
+/* The other ledger (the daemon's for a one-off's fill, and back) looks at the pools with this
+ * fill: pages that left a pool since it last looked leave its count, as they would at its own
+ * fill; else give-back would count them as its, where this fill or an admin put others since. */
+static void other_sees(int rootfd, const struct ledger *l, const struct topology *t, const uint64_t *before,
+                       const uint64_t *after) {
+        bool once = l->name && strcmp(l->name, LEDGER_ONCE_NAME) == 0;
+        struct ledger other = {};
+
+        if (ledger_load_named(rootfd, once ? LEDGER_NAME : LEDGER_ONCE_NAME, &other) < 0)
+                return; /* said by its own fills and give-back */
+        if (other.n > 0) {
+                for (size_t k = 0; k < t->n_page_sizes * t->n_nodes; k++)
+                        for (size_t i = 0; i < 2; i++)
+                                if ((i ? after : before)[k] != UINT64_MAX)
+                                        (void) ledger_seen(&other, t->page_sizes[k / t->n_nodes],
+                                                           t->nodes[k % t->n_nodes].id, (i ? after : before)[k]);
+                if (ledger_save(rootfd, &other) < 0)
+                        log_warning("Cannot update %s/" RUNDIR "/%s, ignoring", shown_root(), other.name);
+        }
+        ledger_done(&other);
+}
+
 void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, const uint64_t *before) {
         _cleanup_(freep) uint64_t *after = NULL;
         int r = ledger_read_pools(rootfd, t, &after);
+
+        if (r >= 0)
+                other_sees(rootfd, l, t, before, after);
 
         for (size_t k = 0; r >= 0 && k < t->n_page_sizes * t->n_nodes; k++)
                 /* a pool that could not be read counts nothing: ours are never guessed */

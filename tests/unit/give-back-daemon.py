@@ -45,6 +45,23 @@ def test(hpfilld, work, root, notify):
         fail("give-back beside a daemon that started during a give-back: exit %d, %s%s" % (g.returncode, g.stdout,
                                                                                            g.stderr))
     stop(d, notify)
+    g = give_back(hpfilld, root)
+    # a one-off's pages taken (an admin's echo 0), the daemon's fill then puts 8 back, an admin
+    # adds 8: the one-off's ledger, seen at the daemon's fill, counts none; 8 given back, not 16
+    def set_pool(n):
+        for f in (pool + "nr_hugepages", pool + "free_hugepages",
+                  root + "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"):
+            write(f, "%d\n" % n)
+    subprocess.run([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], check=True, stdout=subprocess.DEVNULL)
+    set_pool(0)
+    d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=8"])
+    notify.until("READY=1")
+    stop(d, notify)
+    set_pool(16)
+    g = give_back(hpfilld, root)
+    if g.returncode != 0 or "2M pool of node0: 8 pages given back (16 -> 8)" not in g.stdout:
+        fail("give-back after a one-off's pages were taken and the daemon filled: exit %d, %s%s" % (
+            g.returncode, g.stdout, g.stderr))
 
 
 if __name__ == "__main__":
