@@ -579,7 +579,25 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
 /* CreateMounts=, --create-mounts: a hugetlbfs mount for each page size of a reservation that
  * has none and names no Mount=, made while the capabilities are held (at the start: a reload
  * has none left to mount with). It stays mounted, as hugeadm --create-mounts leaves its own. */
-static void create_mounts(int rootfd, bool host, const struct config *c) {
+/* Whether the plan of @c is refused (exit 2), as a dry run that counts on the mounts tells it:
+ * a mount made for a run that then changes nothing would stay (the capabilities to unmount it
+ * are dropped by then). Its errors said once; the plan itself is the run's to report. */
+static bool plan_refused(int rootfd, const struct config *c, struct stop *stop) {
+        struct job j = { .rootfd = rootfd, .host = true, .dry_run = true, .stop = stop,
+                         .task = "hpfilld --create-mounts", .plan_from_cli = c->plan_from_cli, .create_mounts = true,
+                         .mount_table_only = true };
+        int level = log_get_max_level(), ret;
+
+        log_set_max_level(MIN(level, LOG_ERR));
+        ret = job_run(&j, c);
+        log_set_max_level(level);
+        return ret == EXIT_USAGE;
+}
+
+/* EXIT_OK, or EXIT_USAGE where the plan is refused: then nothing is mounted. */
+static int create_mounts(int rootfd, bool host, const struct config *c, struct stop *stop) {
+        bool checked = false;
+
         for (size_t i = 0; i < c->n_reserves; i++) {
                 const struct reserve_spec *rs = &c->reserves[i];
                 char dir[PATH_MAX], name[32];
@@ -589,15 +607,23 @@ static void create_mounts(int rootfd, bool host, const struct config *c) {
                 if (*rs->mount || hugetlbfs_mount_for(rootfd, false, rs->page_size, dir, sizeof(dir)) != -ENOENT)
                         continue;
                 page_size_name(rs->page_size, name);
-                if (!host)
+                if (!host) {
                         log_warning("%s: no hugetlbfs mount for %s pages: --create-mounts mounts on the host's / only, "
                                     "not under --root", rs->origin, name);
-                else if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)
+                        continue;
+                }
+                if (!checked) {
+                        checked = true;
+                        if (plan_refused(rootfd, c, stop))
+                                return EXIT_USAGE;
+                }
+                if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)
                         log_error("%s: CreateMounts=: %s", rs->origin, e.msg);
                 else
                         log_notice("Mounted hugetlbfs for %s pages at %s (CreateMounts=, --create-mounts); it stays "
                                    "mounted (umount %s removes it)", name, dir, dir);
         }
+        return EXIT_OK;
 }
 
 /* Everything after the command line: returns the exit status. */
@@ -637,8 +663,12 @@ static int run(const struct options *o, struct stop *stop) {
                         ret = EXIT_FAIL;
                 goto out;
         }
-        if (config.create_mounts && !o->dry_run && !o->check_config)
-                create_mounts(rootfd, strcmp(o->root, "/") == 0, &config);
+        if (config.create_mounts && !o->dry_run && !o->check_config) {
+                ret = create_mounts(rootfd, strcmp(o->root, "/") == 0, &config, stop);
+                if (ret != EXIT_OK)
+                        goto out;
+                ret = EXIT_FAIL;
+        }
         /* MOUNT/hpfilld claimed while the capabilities are held: another user's moved aside */
         for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
                 struct error moved = {};

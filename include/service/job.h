@@ -60,6 +60,8 @@ struct job {
         struct json_writer *json;
         bool plan_from_cli; /* for the report: the plan is the command line's (config.plan_from_cli) */
         bool create_mounts; /* a dry run: a page size without a hugetlbfs mount would get one (CreateMounts=) */
+        bool mount_table_only; /* the mounts from the mount table, not libhugetlbfs (which keeps the
+                                * table it read first: a check before --create-mounts mounts) */
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

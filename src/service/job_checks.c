@@ -153,7 +153,7 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
 
         if (p->n_reserves == 0)
                 return EXIT_OK;
-        r = reserve_locate(j->rootfd, j->host, p, reserves);
+        r = reserve_locate(j->rootfd, j->host && !j->mount_table_only, p, reserves);
         if (r > 0) {
                 int ret = EXIT_OK;
 

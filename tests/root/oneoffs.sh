@@ -60,6 +60,12 @@ if [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" != 2048 ]; then
         exit 77
 fi
 pool2m_set 0
+# a plan refused (a reservation larger than the node): nothing mounted, no directory made
+expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:99999999@node$first"
+expect_in "$WORK/err" "99999999 2M pages are more than its memory"
+! mountpoint -q /dev/hugepages || fail "--create-mounts mounted /dev/hugepages for a run whose plan was refused"
+[ -z "$made_dir" ] || [ ! -e /dev/hugepages ] || fail "--create-mounts made /dev/hugepages for a run whose plan was refused"
+[ "$(pool2m_nr)" = 0 ] || fail "a run refused for its plan changed the pool"
 expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "no hugetlbfs mount for 2M pages \(--create-mounts makes one, or: mkdir -p /dev/hugepages; mount -t hugetlbfs -o pagesize=2M none /dev/hugepages\)"
 [ "$(pool2m_nr)" = 0 ] || fail "a run refused for its mount changed the pool"
