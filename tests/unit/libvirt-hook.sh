@@ -182,6 +182,12 @@ grep -q "'0-x' is not a node set" "$work/err" || bad "bad nodeset: $(cat "$work/
 dom vm6 "<memory unit='furlongs'>64</memory>" "<hugepages/>"
 expect "bad unit" vm6 prepare begin 1 ""
 grep -q "unit 'furlongs'" "$work/err" || bad "bad unit: $(cat "$work/err")"
+# 2^64 bytes (the shell's arithmetic wraps to 0 pages there) and more: refused, no claim
+dom vm6 "<memory>18014398509481984</memory>" "<hugepages/>"
+expect "2^64 bytes" vm6 prepare begin 1 ""
+grep -q "<memory> '18014398509481984' KiB is more than this hook can count" "$work/err" || bad "2^64 bytes: $(cat "$work/err")"
+dom vm6 "<memory unit='TiB'>99999999999999999999999</memory>" "<hugepages/>"
+expect "23 digits of TiB" vm6 prepare begin 1 ""
 dom vm6 "<memory unit='MiB'>64</memory>" "<hugepages/>" "<numa><cell id='x' cpus='0' memory='64' unit='MiB'/></numa>"
 expect "bad cell id" vm6 prepare begin 1 ""
 grep -q "guest cell 1 has the id 'x', not a number" "$work/err" || bad "bad cell id: $(cat "$work/err")"
