@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # bash completion for hpfilld(8): options, the status, bench, give-back, claim and unclaim verbs,
 # the page sizes this kernel offers, NUMA node names, reservation names for --release, --reserve's
-# parts, claim names for unclaim.
+# parts (hugetlbfs mounts for mount=), claim names for unclaim.
 # shellcheck shell=bash
 
 # _hpfilld_words: _hpfilld_w (the words up to the cursor, with bash's ':' and '=' splits joined
@@ -69,6 +69,14 @@ _hpfilld_reservations() {
         done <"$1/proc/mounts" 2>/dev/null
 }
 
+# _hpfilld_mounts ROOT: the hugetlbfs mount points of ROOT's mount table (--reserve's mount=)
+_hpfilld_mounts() {
+        local dev mnt type rest
+        while read -r dev mnt type rest; do
+                [ "$type" = hugetlbfs ] && echo "$mnt"
+        done <"$1/proc/mounts" 2>/dev/null
+}
+
 # _hpfilld_claims ROOT: the claims hpfilld claim wrote (ROOT/run/hpfilld.conf.d/50-claim-NAME.conf)
 _hpfilld_claims() {
         local f n
@@ -112,6 +120,7 @@ _hpfilld_values() {
                         case $last in
                         owner=*) COMPREPLY=($(compgen -P "${cur%"$last"}owner=" -u -- "${last#owner=}")) ;;
                         group=*) COMPREPLY=($(compgen -P "${cur%"$last"}group=" -g -- "${last#group=}")) ;;
+                        mount=*) COMPREPLY=($(compgen -P "${cur%"$last"}mount=" -W "$(_hpfilld_mounts "$root")" -- "${last#mount=}")) ;;
                         *=*) return 1 ;;
                         *) COMPREPLY=($(compgen -P "${cur%"$last"}" -S = -W "owner group mode mount" -- "$last")) ;;
                         esac

@@ -102,6 +102,9 @@ expect "4@node0,mode= 4@node0,mount=" hpfilld "${R[@]}" --reserve vm1 : 2M : 4@n
 expect "root" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,owner = roo
 expect "root" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,owner = ro,group = roo
 expect "" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,mode = 06
+# mount=: the hugetlbfs mounts of the tree's mount table
+expect "/dev/hugepages /mnt/huge1g" hpfilld "${R[@]}" --reserve vm1 : 2M : 4,mount = /
+expect "/mnt/huge1g" hpfilld "${R[@]}" --reserve vm1 : 1G : 4,owner = root,mount = /mn
 expect "1G 2M 64K" hpfilld bench "${R[@]}" --page-size ""
 # reservations in every hugetlbfs mount
 expect "db vm1 vm2" hpfilld "${R[@]}" --release ""
