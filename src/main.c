@@ -542,7 +542,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         }
         /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
         if (!j.dry_run) {
-                ledger_load_once(rootfd, &ledger);
+                ledger.name = LEDGER_ONCE_NAME; /* read by the job under the host lock */
                 j.ledger = &ledger;
         }
         ret = job_run(&j, config);

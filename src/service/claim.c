@@ -299,7 +299,7 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
         };
         int ret;
 
-        ledger_load_once(rootfd, &ledger);
+        ledger.name = LEDGER_ONCE_NAME; /* read by the job under the host lock */
         (void) snprintf(task, sizeof(task), "hpfilld %s %s", c->unclaim ? "unclaim" : "claim", c->name);
         config_drop_reserves(config);
         ret = job_run(&j, config);

@@ -533,6 +533,12 @@ int job_run(struct job *j, const struct config *c) {
                 record_claims(j, &topo, c);
         if (lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &lock_fd, &ret) < 0)
                 goto out;
+        /* the one-offs' ledger as it is now, under the lock: another fill (the daemon's) may have
+         * counted in it since it was read, and a copy from before would count its pages again */
+        if (j->ledger && j->ledger->name && strcmp(j->ledger->name, LEDGER_ONCE_NAME) == 0) {
+                ledger_done(j->ledger);
+                ledger_load_once(j->rootfd, j->ledger);
+        }
         /* under the lock: what the pools hold now is what this fill starts from */
         if (j->ledger && ledger_read_pools(j->rootfd, &topo, &before) < 0)
                 log_warning("Out of memory: ReleaseOnStop= will not give back what this fill adds");

@@ -62,6 +62,31 @@ def test(hpfilld, work, root, notify):
     if g.returncode != 0 or "2M pool of node0: 8 pages given back (16 -> 8)" not in g.stdout:
         fail("give-back after a one-off's pages were taken and the daemon filled: exit %d, %s%s" % (
             g.returncode, g.stdout, g.stderr))
+    # a one-off that waits for the host lock reads the one-offs' ledger once it holds it: here
+    # another fill (as the daemon's, from 0 to 8) counted in it meanwhile; a copy read before
+    # would count its 8 pages again
+    set_pool(0)
+    for f in ("ledger", "ledger-once"):
+        if os.path.exists(root + "/run/hpfilld/" + f):
+            os.unlink(root + "/run/hpfilld/" + f)
+    subprocess.run([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], check=True, stdout=subprocess.DEVNULL)
+    set_pool(0)
+    with open(root + "/run/hpfilld/host.lock", "rb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = subprocess.Popen([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        for line in p.stderr:
+            if "Another fill is running" in line:
+                break
+        else:
+            fail("the one-off did not wait for the host lock")
+        set_pool(8)
+        write(root + "/run/hpfilld/ledger-once", "2097152 0 0 8\n")
+    p.communicate(timeout=LIMIT)
+    with open(root + "/run/hpfilld/ledger-once") as f:
+        once = f.read()
+    if once != "":
+        fail("the one-off's ledger, after another fill counted in it while the one-off waited: %r" % once)
 
 
 if __name__ == "__main__":
