@@ -117,6 +117,7 @@ bad:
 int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
         _cleanup_(freep) char *text = NULL;
         char path[64], boot[40] = "";
+        bool stale = false;
         int r;
 
         /* this boot's, where the tree has one: what another boot counted is in no pool now */
@@ -131,12 +132,16 @@ int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
                          path, ret->boot);
                 ledger_done(ret);
                 r = -ENOENT;
+                stale = true;
         }
         if (r == -ENOENT)
                 *ret = (struct ledger) {};
         if (r >= 0 || r == -ENOENT) {
                 ret->name = name;
                 memcpy(ret->boot, boot, sizeof(boot));
+                /* the earlier boot's replaced: said once, not at every fill that looks at it */
+                if (r == -ENOENT && stale)
+                        (void) ledger_save(rootfd, ret);
                 r = 0;
         }
         return r;

@@ -166,6 +166,12 @@ grep -q "counts the pages of an earlier boot" "$work/err" || bad "the earlier bo
 run 0 --once --pool 2M:node0=60
 [ "$(cat "$work/m/run/hpfilld/ledger-once")" = "boot 66666666-7777-8888-9999-000000000000
 2097152 0 10 60" ] || bad "this boot's one-off counted the earlier boot's: $(cat "$work/m/run/hpfilld/ledger-once")"
+# the daemon's ledger of the earlier boot, looked at by each one-off's fill: said once
+printf 'boot 11111111-2222-3333-4444-555555555555\n2097152 0 5 60\n' >"$work/m/run/hpfilld/ledger"
+run 0 --once --pool 2M:node0=60
+grep -q "ledger counts the pages of an earlier boot" "$work/err" || bad "the daemon's stale ledger not said: $(cat "$work/err")"
+run 0 --once --pool 2M:node0=60
+grep -q "earlier boot" "$work/err" && bad "the earlier boot's ledger said again: $(cat "$work/err")"
 echo "ok: a ledger of an earlier boot gives back nothing"
 run 2 give-back --bogus
 has "$work/err" "hpfilld: Try 'hpfilld give-back --help' for more information."
