@@ -179,6 +179,12 @@ unset REC_RC REC_MSG
 dom vm6 "<memory unit='MiB'>64</memory>" "<hugepages/>" "" "<numatune><memory nodeset='0-x'/></numatune>"
 expect "bad nodeset" vm6 prepare begin 1 ""
 grep -q "'0-x' is not a node set" "$work/err" || bad "bad nodeset: $(cat "$work/err")"
+# a node past hpfilld's 65535 (a range that far would loop for minutes): not a node set
+dom vm6 "<memory unit='MiB'>64</memory>" "<hugepages/>" "" "<numatune><memory nodeset='0-4294967295'/></numatune>"
+expect "nodeset to 2^32" vm6 prepare begin 1 ""
+grep -q "'0-4294967295' is not a node set" "$work/err" || bad "nodeset to 2^32: $(cat "$work/err")"
+dom vm6 "<memory unit='MiB'>64</memory>" "<hugepages/>" "" "<numatune><memory nodeset='65536'/></numatune>"
+expect "node 65536" vm6 prepare begin 1 ""
 dom vm6 "<memory unit='furlongs'>64</memory>" "<hugepages/>"
 expect "bad unit" vm6 prepare begin 1 ""
 grep -q "unit 'furlongs'" "$work/err" || bad "bad unit: $(cat "$work/err")"
