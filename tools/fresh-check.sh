@@ -42,10 +42,16 @@ done
 # the two commands, exactly as the README gives them
 cmd1=$(sed -n '/^# 1\./{n;p;q}' "$top/README.md")
 cmd2=$(sed -n '/^# 2\./{n;p;q}' "$top/README.md")
-for cmd in "$cmd1" "$cmd2"; do
-        echo "=== $cmd"
-        chroot "$dir/root" /bin/sh -c "cd /root/hpfilld && $cmd"
-done
+echo "=== $cmd1"
+chroot "$dir/root" /bin/sh -c "cd /root/hpfilld && $cmd1"
+# the README's way to give the pages back after it, as it gives it
+giveback=$(sed -n 's/.*them back with `\([^`]*\)`.*/\1/p' "$top/README.md")
+[ -n "$giveback" ] || { echo "fresh check: the README says no way to give the pages back"; exit 1; }
+echo "=== $giveback"
+chroot "$dir/root" /bin/sh -c "cd /root/hpfilld && $giveback"
+[ "$(cat $hp)" = "$saved" ] || { echo "fresh check: after '$giveback' the 2M pool holds $(cat $hp) pages, not $saved"; exit 1; }
+echo "=== $cmd2"
+chroot "$dir/root" /bin/sh -c "cd /root/hpfilld && $cmd2"
 # the unit suite where the host looks like a fresh 1 GiB machine without pools
 # (../shared/tools/small-host.sh beside the checkout, as on the build machines): it must not
 # depend on the host. In the script's namespace the chroot's /sys and /proc/meminfo are bound
