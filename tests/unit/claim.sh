@@ -8,17 +8,8 @@ set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 need_fake_kernel
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work_dir
 m=$work/m
-# run WANT_RC ARG...: hpfilld ARG... --root $m, its output in $work/out and $work/err
-run() {
-        want=$1
-        shift
-        rc=0
-        "$HPFILLD" "$@" --root "$m" >"$work/out" 2>"$work/err" || rc=$?
-        [ "$rc" = "$want" ] || bad "hpfilld $*: exit $rc, expected $want: $(cat "$work/out" "$work/err")"
-}
 pool() { echo "$m/sys/devices/system/node/node$1/hugepages/hugepages-2048kB"; }
 nr() { cat "$(pool "$1")/nr_hugepages"; }
 # pools N0 N1: node0 and node1 hold N0 and N1 2M pages

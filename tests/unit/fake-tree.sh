@@ -22,6 +22,15 @@ work_dir() {
         trap 'rm -rf "$work"' EXIT
 }
 
+# run WANT_RC ARG...: $HPFILLD ARG... --root $work/m (the test's fake machine), its output in
+# $work/out and $work/err; a failed check (bad) where its exit status is not WANT_RC
+run() {
+        local want="$1" rc=0
+        shift
+        "$HPFILLD" "$@" --root "$work/m" >"$work/out" 2>"$work/err" || rc=$?
+        [ "$rc" = "$want" ] || bad "hpfilld $*: exit $rc, expected $want: $(cat "$work/out" "$work/err")"
+}
+
 # need_fake_kernel: skips the test (exit 77, saying why) where the fake kernel is not preloaded
 need_fake_kernel() {
         case ${LD_PRELOAD:-} in

@@ -8,16 +8,7 @@ set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 need_fake_kernel
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# run WANT_RC ARG...: hpfilld on the fake machine $work/m, its output in $work/out and $work/err
-run() {
-        want=$1
-        shift
-        rc=0
-        "$HPFILLD" "$@" --root "$work/m" >"$work/out" 2>"$work/err" || rc=$?
-        [ "$rc" = "$want" ] || bad "hpfilld $*: exit $rc, expected $want: $(cat "$work/out" "$work/err")"
-}
+work_dir
 has() { grep -qxF -- "$2" "$1" || bad "no '$2' in $1: $(cat "$1")"; }
 node_nr() { cat "$work/m/sys/devices/system/node/node$1/hugepages/hugepages-$2kB/nr_hugepages"; }
 set_nr() {

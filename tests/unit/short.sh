@@ -9,14 +9,6 @@ set -eu
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
 need_fake_kernel
 work_dir
-# run WANT_RC ARG...: hpfilld on the fake machine $work/m, its output in $work/out and $work/err
-run() {
-        want=$1
-        shift
-        rc=0
-        "$HPFILLD" "$@" --root "$work/m" >"$work/out" 2>"$work/err" || rc=$?
-        [ "$rc" = "$want" ] || bad "hpfilld $*: exit $rc, expected $want: $(cat "$work/out" "$work/err")"
-}
 # has FILE LINE: FILE holds LINE, whole
 has() {
         grep -qxF -- "$2" "$1" || bad "no '$2' in $1: $(cat "$1")"
