@@ -101,12 +101,7 @@ expect_nr 22 "unclaim vm3 through the daemon with 22 pages in use"
 hold_release
 expect_rc 0 "$HPFILLD" unclaim vm4
 expect_nr 18 "unclaim vm4 through the daemon"
-kill -TERM $DPID
-cat <&5 >"$WORK/derr.rest"
-exec 5<&-
-rc=0
-wait $DPID || rc=$?
-[ "$rc" = 0 ] || { cat "$WORK/derr.rest"; fail "the daemon exited $rc on SIGTERM"; }
+daemon_stop
 grep -c "as asked on the control socket" "$WORK/derr.rest" | grep -qx 6 ||
         { cat "$WORK/derr.rest"; fail "the daemon did not apply the 6 requests (the refused claim asks twice: its file, then the files put back)"; }
 

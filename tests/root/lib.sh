@@ -215,6 +215,17 @@ daemon_until() {
         fail "the daemon ended before it said '$words'"
 }
 
+# daemon_stop: SIGTERM to the daemon daemon_until started ($DPID), the rest of its standard error
+# in $WORK/derr.rest; a failure where it exits other than 0
+daemon_stop() {
+        local rc=0
+        kill -TERM "$DPID"
+        cat <&5 >"$WORK/derr.rest"
+        exec 5<&-
+        wait "$DPID" || rc=$?
+        [ "$rc" = 0 ] || { cat "$WORK/derr.rest"; fail "the daemon exited $rc on SIGTERM"; }
+}
+
 expect_in() { # file pattern
         grep -Eq -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "no '$2' in $1"; }
 }

@@ -20,21 +20,9 @@ echo 10 >$G/nr_overcommit_hugepages
 hold_pages 10
 expect_pool 0 10 "the workload"
 printf '[Fill]\nReleaseOnStop=yes\n[Pool]\nPageSize=2M\nAmount=node%s=20\n' "$first" >"$WORK/a.conf"
-mkfifo "$WORK/derr"
-"$HPFILLD" --config "$WORK/a.conf" --mode sysfs >"$WORK/dout" 2>"$WORK/derr" &
-DPID=$!
-exec 5<"$WORK/derr"
-while read -r line <&5; do
-        echo "daemon: $line"
-        case $line in *"2M pool: 20/20 pages"*) break ;; esac
-done
+daemon_until "2M pool: 20/20 pages" --config "$WORK/a.conf" --mode sysfs
 expect_pool 20 0 "the daemon's fill"
-kill -TERM $DPID
-cat <&5 >"$WORK/derr.rest"
-exec 5<&-
-rc=0
-wait $DPID || rc=$?
-[ "$rc" = 0 ] || { cat "$WORK/derr.rest"; fail "the daemon exited $rc on SIGTERM"; }
+daemon_stop
 expect_in "$WORK/derr.rest" "10 pages given back; 10 in use are surplus now and leave the pool when freed"
 expect_pool 0 10 "ReleaseOnStop"
 hold_release
