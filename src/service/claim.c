@@ -33,6 +33,7 @@ struct claim_cmd {
         bool unclaim;
         const char *name;
         char **specs; /* --pool values */
+        uint64_t *sizes; /* the page size of each */
         size_t n_specs;
         const char *root;
         unsigned lock_timeout_s;
@@ -106,6 +107,7 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                         return -1;
                 case 'p': {
                         struct pool_spec spec;
+                        uint64_t *sizes;
                         char **l;
                         int r;
 
@@ -119,11 +121,19 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                         if (r)
                                 return claim_usage("--pool '%s': a claim of zero pages claims nothing (hpfilld unclaim "
                                                    "NAME gives a claim back)", optarg);
+                        for (size_t k = 0; k < c->n_specs; k++)
+                                if (c->sizes[k] == spec.page_size)
+                                        return claim_usage("--pool '%s': a second --pool for the page size of '%s'",
+                                                           optarg, c->specs[k]);
                         l = realloc(c->specs, (c->n_specs + 1) * sizeof(*l));
-                        if (!l)
+                        if (l)
+                                c->specs = l;
+                        sizes = l ? realloc(c->sizes, (c->n_specs + 1) * sizeof(*sizes)) : NULL;
+                        if (!sizes)
                                 return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
-                        c->specs = l;
-                        c->specs[c->n_specs++] = optarg;
+                        c->sizes = sizes;
+                        c->specs[c->n_specs] = optarg;
+                        c->sizes[c->n_specs++] = spec.page_size;
                         break;
                 }
                 case 'L':
@@ -152,24 +162,6 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                 return claim_usage("%s: %s", cmd, e.msg);
         if (!c->unclaim && c->n_specs == 0)
                 return claim_usage("claim %s: what pages? (--pool SIZE:AMOUNT)", c->name);
-        for (size_t i = 0; i < c->n_specs; i++)
-                for (size_t k = 0; k < i; k++) {
-                        struct pool_spec a, b;
-                        bool same;
-
-                        if (parse_pool_spec(c->specs[i], &a, &e) < 0)
-                                return EXIT_FAIL;
-                        if (parse_pool_spec(c->specs[k], &b, &e) < 0) {
-                                amount_done(&a.amount);
-                                return EXIT_FAIL;
-                        }
-                        same = a.page_size == b.page_size;
-                        amount_done(&a.amount);
-                        amount_done(&b.amount);
-                        if (same)
-                                return claim_usage("--pool '%s': a second --pool for the page size of '%s'", c->specs[i],
-                                                   c->specs[k]);
-                }
         if (strlen(c->root) >= PATH_MAX)
                 return claim_usage("--root '%.64s...': too long", c->root);
         (void) snprintf(c->file, sizeof(c->file), CLAIM_FILE_FORMAT, c->name);
@@ -507,5 +499,6 @@ int claim_main(int argc, char *argv[], daemon_load_fn load, void *userdata) {
         } else if (r < 0)
                 r = EXIT_OK;
         free(c.specs);
+        free(c.sizes);
         return r;
 }

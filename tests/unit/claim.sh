@@ -113,6 +113,9 @@ for args in "vm3 --pool 2M:node7=2" "vm3 --pool 2M:node0=5000M" "vm3 --pool 2M:0
         pools 20 10
         [ "$(ls -A "$d")" = "" ] || bad "claim $args left $(ls -A "$d")"
 done
+run 2 claim vm3 --pool 2M:1 --pool 2M:2
+grep -q -- "--pool '2M:2': a second --pool for the page size of '2M:1'" "$work/err" ||
+        bad "two --pool of one page size: $(cat "$work/err")"
 run 2 claim vm3 --pool 2M:node7=2
 grep -q 'node7 does not exist' "$work/err" || bad "no reason: $(cat "$work/err")"
 grep -q 'claim vm3: refused' "$work/err" || bad "no refusal naming the claim: $(cat "$work/err")"
