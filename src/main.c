@@ -576,9 +576,6 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         return ret;
 }
 
-/* CreateMounts=, --create-mounts: a hugetlbfs mount for each page size of a reservation that
- * has none and names no Mount=, made while the capabilities are held (at the start: a reload
- * has none left to mount with). It stays mounted, as hugeadm --create-mounts leaves its own. */
 /* Whether the plan of @c is refused (exit 2), as a dry run that counts on the mounts tells it:
  * a mount made for a run that then changes nothing would stay (the capabilities to unmount it
  * are dropped by then). Its errors said once; the plan itself is the run's to report. */
@@ -594,7 +591,10 @@ static bool plan_refused(int rootfd, const struct config *c, struct stop *stop) 
         return ret == EXIT_USAGE;
 }
 
-/* EXIT_OK, or EXIT_USAGE where the plan is refused: then nothing is mounted. */
+/* CreateMounts=, --create-mounts: a hugetlbfs mount for each page size of a reservation that
+ * has none and names no Mount=, made while the capabilities are held (at the start: a reload
+ * has none left to mount with). It stays mounted, as hugeadm --create-mounts leaves its own.
+ * EXIT_OK, or EXIT_USAGE where the plan is refused: then nothing is mounted. */
 static int create_mounts(int rootfd, bool host, const struct config *c, struct stop *stop) {
         bool checked = false;
 
@@ -632,6 +632,7 @@ static int run(const struct options *o, struct stop *stop) {
         struct config config = CONFIG_INIT;
         struct error e = {};
         char sources[1024];
+        bool host;
         int r, ret = EXIT_FAIL;
 
         /* Before any thread exists, so every thread inherits the mask; the executor takes them. */
@@ -641,6 +642,7 @@ static int run(const struct options *o, struct stop *stop) {
         rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", o->root), EXIT_USAGE;
+        host = root_is_host(rootfd);
         if (o->n_release > 0) {
                 r = privilege_drop_for(COMMAND_RELEASE, NULL);
                 if (r < 0)
@@ -664,7 +666,7 @@ static int run(const struct options *o, struct stop *stop) {
                 goto out;
         }
         if (config.create_mounts && !o->dry_run && !o->check_config) {
-                ret = create_mounts(rootfd, strcmp(o->root, "/") == 0, &config, stop);
+                ret = create_mounts(rootfd, host, &config, stop);
                 if (ret != EXIT_OK)
                         goto out;
                 ret = EXIT_FAIL;
@@ -673,7 +675,7 @@ static int run(const struct options *o, struct stop *stop) {
         for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
                 struct error moved = {};
 
-                if (reserve_claim_dir(rootfd, strcmp(o->root, "/") == 0, config.reserves[i].mount,
+                if (reserve_claim_dir(rootfd, host, config.reserves[i].mount,
                                       config.reserves[i].page_size, &moved) > 0)
                         log_warning("%s", moved.msg);
         }
@@ -689,7 +691,7 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                ret = daemon_run(rootfd, root_is_host(rootfd), &config, load_config, (void *) o, o->lock_timeout_s);
+                ret = daemon_run(rootfd, host, &config, load_config, (void *) o, o->lock_timeout_s);
         } else
                 ret = run_once(o, rootfd, &config, stop);
 out:

@@ -187,4 +187,11 @@ run 2 --once --reserve 'vm1:2M:4,grop=kvm'
 grep -qF "unknown key 'grop'; did you mean 'group'?" "$work/err" || bad "a mistyped key of --reserve: $(cat "$work/err")"
 echo "ok: --reserve's owner=, group=, mode=, mount= checked before anything is written"
 
+# --create-mounts under --root: no mount of the host's made for a fake tree, only said; the
+# reservation then has no mount (exit 2)
+fake_machine "$work/m" 1 4096
+run 2 --once --create-mounts --pool 2M:node0=8 --reserve cm:2M:4@node0
+grep -q "no hugetlbfs mount for 2M pages: --create-mounts mounts on the host's / only, not under --root" "$work/err" ||
+        bad "--create-mounts under --root: $(cat "$work/err")"
+echo "ok: --create-mounts under --root mounts nothing, and says so"
 passed
