@@ -576,28 +576,34 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         return ret;
 }
 
-/* Whether the plan of @c is refused (exit 2), as a dry run that counts on the mounts tells it:
- * a mount made for a run that then changes nothing would stay (the capabilities to unmount it
- * are dropped by then). Its errors said once; the plan itself is the run's to report. */
-static bool plan_refused(int rootfd, const struct config *c, struct stop *stop) {
-        struct job j = { .rootfd = rootfd, .host = true, .dry_run = true, .stop = stop,
-                         .task = "hpfilld --create-mounts", .plan_from_cli = c->plan_from_cli, .create_mounts = true,
-                         .mount_table_only = true };
+/* Whether the plan of @c is refused (exit 2), as a dry run that counts on the mounts
+ * --create-mounts makes tells it: asked once, before the run changes anything while the
+ * capabilities are held (a mount made, another user's MOUNT/hpfilld moved aside), which a plan
+ * refused then would leave behind (bad input changes nothing; the capabilities to undo them are
+ * dropped by then). Quiet: a plan that passes is the run's to report, its skips and warnings
+ * said there, once; one refused is planned again to say why, its errors alone (a host that
+ * changed meanwhile and lets it pass goes on). */
+static bool plan_refused(int rootfd, bool host, const struct config *c, struct stop *stop) {
+        struct job j = { .rootfd = rootfd, .host = host, .dry_run = true, .stop = stop,
+                         .task = "hpfilld, checking the plan", .plan_from_cli = c->plan_from_cli,
+                         .create_mounts = c->create_mounts && host, .mount_table_only = true };
         int level = log_get_max_level(), ret;
 
-        log_set_max_level(MIN(level, LOG_ERR));
+        log_set_max_level(-1); /* below LOG_EMERG: nothing */
         ret = job_run(&j, c);
+        if (ret == EXIT_USAGE) {
+                log_set_max_level(MIN(level, LOG_ERR));
+                ret = job_run(&j, c);
+        }
         log_set_max_level(level);
         return ret == EXIT_USAGE;
 }
 
 /* CreateMounts=, --create-mounts: a hugetlbfs mount for each page size of a reservation that
  * has none and names no Mount=, made while the capabilities are held (at the start: a reload
- * has none left to mount with). It stays mounted, as hugeadm --create-mounts leaves its own.
- * EXIT_OK, or EXIT_USAGE where the plan is refused: then nothing is mounted. */
-static int create_mounts(int rootfd, bool host, const struct config *c, struct stop *stop) {
-        bool checked = false;
-
+ * has none left to mount with), once the plan is known not to be refused (plan_refused()). It
+ * stays mounted, as hugeadm --create-mounts leaves its own. */
+static void create_mounts(int rootfd, bool host, const struct config *c) {
         for (size_t i = 0; i < c->n_reserves; i++) {
                 const struct reserve_spec *rs = &c->reserves[i];
                 char dir[PATH_MAX], name[32];
@@ -612,18 +618,12 @@ static int create_mounts(int rootfd, bool host, const struct config *c, struct s
                                     "not under --root", rs->origin, name);
                         continue;
                 }
-                if (!checked) {
-                        checked = true;
-                        if (plan_refused(rootfd, c, stop))
-                                return EXIT_USAGE;
-                }
                 if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)
                         log_error("%s: CreateMounts=: %s", rs->origin, e.msg);
                 else
                         log_notice("Mounted hugetlbfs for %s pages at %s (CreateMounts=, --create-mounts); it stays "
                                    "mounted (umount %s removes it)", name, dir, dir);
         }
-        return EXIT_OK;
 }
 
 /* Everything after the command line: returns the exit status. */
@@ -665,19 +665,27 @@ static int run(const struct options *o, struct stop *stop) {
                         ret = EXIT_FAIL;
                 goto out;
         }
-        if (config.create_mounts && !o->dry_run && !o->check_config) {
-                ret = create_mounts(rootfd, host, &config, stop);
-                if (ret != EXIT_OK)
+        /* what the run changes while the capabilities are held, none of it for a plan refused */
+        if (!o->dry_run && !o->check_config && config.n_reserves > 0) {
+                /* under --root it mounts nothing, only says so: first, as the plan's refusal follows from it */
+                if (config.create_mounts && !host)
+                        create_mounts(rootfd, host, &config);
+                if (plan_refused(rootfd, host, &config, stop)) {
+                        if (!o->once)
+                                (void) notifyf("STATUS=Plan refused, nothing changed: see the log\nERRNO=%d", EINVAL);
+                        ret = EXIT_USAGE;
                         goto out;
-                ret = EXIT_FAIL;
-        }
-        /* MOUNT/hpfilld claimed while the capabilities are held: another user's moved aside */
-        for (size_t i = 0; !o->dry_run && !o->check_config && i < config.n_reserves; i++) {
-                struct error moved = {};
+                }
+                if (config.create_mounts && host)
+                        create_mounts(rootfd, host, &config);
+                /* MOUNT/hpfilld claimed: another user's moved aside */
+                for (size_t i = 0; i < config.n_reserves; i++) {
+                        struct error moved = {};
 
-                if (reserve_claim_dir(rootfd, host, config.reserves[i].mount,
-                                      config.reserves[i].page_size, &moved) > 0)
-                        log_warning("%s", moved.msg);
+                        if (reserve_claim_dir(rootfd, host, config.reserves[i].mount, config.reserves[i].page_size,
+                                              &moved) > 0)
+                                log_warning("%s", moved.msg);
+                }
         }
         r = privilege_drop_for(o->dry_run || o->check_config ? COMMAND_CHECK : o->once ? COMMAND_FILL : COMMAND_DAEMON,
                                &config);

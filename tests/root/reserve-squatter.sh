@@ -3,8 +3,9 @@
 # A squatter on a hugetlbfs mount of mode 1777: nobody makes hpfilld/ there first (with a file of
 # its own inside, which root without CAP_FOWNER could not remove). The fill moves it aside,
 # untouched, under a name of its own, says so, and makes the reservation in a new hpfilld/ of
-# root's; the squatter's directory and file are still there, still nobody's. In a mount
-# namespace of its own, so that the mount is the only one for 2M pages.
+# root's; the squatter's directory and file are still there, still nobody's. A run whose plan is
+# refused moves nothing. In a mount namespace of its own, so that the mount is the only one for
+# 2M pages.
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +21,20 @@ pool2m_set 0
 setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 0755 "$MNT/hpfilld"
 setpriv --reuid=65534 --regid=65534 --clear-groups touch "$MNT/hpfilld/mine"
 setpriv --reuid=65534 --regid=65534 --clear-groups chmod 0555 "$MNT/hpfilld"
+
+# a run whose plan is refused (bad input: a reservation, or a pool, of more than the node has)
+# changes nothing, the squatter's directory included: where and as it was
+before=$(cd "$MNT" && stat -c '%n %u %g %a %i' . hpfilld hpfilld/mine && ls -a)
+for plan in "--pool 2M:node$first=8 --reserve vm1:2M:100T@$first" "--pool 2M:100T --reserve vm1:2M:4@$first"; do
+        # shellcheck disable=SC2086 # the words of $plan
+        expect_rc 2 "$HPFILLD" --once $plan
+        expect_in "$WORK/err" "more than"
+        [ "$(grep -c "more than" "$WORK/err")" = 1 ] || fail "--once $plan: said more than once: $(cat "$WORK/err")"
+        ! grep -q "moved aside" "$WORK/err" || fail "--once $plan: $(cat "$WORK/err")"
+        [ "$(cd "$MNT" && stat -c '%n %u %g %a %i' . hpfilld hpfilld/mine && ls -a)" = "$before" ] ||
+                fail "--once $plan, refused, changed $MNT: $(ls -la "$MNT")"
+done
+echo "ok: a refused --once leaves the squatter's hpfilld/ where and as it was"
 
 expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "vm1:2M:4@$first"
 cat "$WORK/out" "$WORK/err"
