@@ -93,8 +93,36 @@ expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve
 expect_in "$WORK/err" "CreateMounts=: /dev/hugepages is a mount point already, not of hugetlbfs for 2M pages: left alone"
 [ "$(awk '$2 == "/dev/hugepages" { print $3 }' /proc/self/mounts)" = tmpfs ] || fail "the tmpfs was covered"
 umount /dev/hugepages
-if [ -n "$made_dir" ]; then rmdir /dev/hugepages; fi
 echo "ok: --create-mounts mounts /dev/hugepages for 2M pages once, never over a mount, --dry-run only says so"
+
+# mount(2) itself refused (tests/mountfail/mount-fail.c, as an LSM would refuse it): exit 2 (the
+# reservation has no mount), said, nothing changed; the directory --create-mounts made for it
+# removed again, one that was there before kept as it was
+[ -f "${MOUNT_FAIL:-}" ] || fail "no MOUNT_FAIL (tests/mountfail/mount-fail.c, which tests/meson.build builds)"
+mount_refused() { # SIZE PLACE WHAT
+        local before
+        before=$(snapshot)
+        expect_rc 2 env LD_PRELOAD="$MOUNT_FAIL" "$HPFILLD" --once --create-mounts --pool "$1:node$first=1" \
+                --reserve "cm:$1:1@node$first"
+        expect_in "$WORK/err" "^hpfilld: --reserve cm:$1:1@node$first: CreateMounts=: cannot mount hugetlbfs for $1 pages at $2: Operation not permitted; $2 $3$"
+        ! mountpoint -q "$2" || fail "$2 mounted with mount(2) refused"
+        [ "$(snapshot)" = "$before" ] || fail "a run whose mount failed changed the pools"
+}
+ino=$(stat -c %i /dev/hugepages)
+mount_refused 2M /dev/hugepages "was there before, left as it was"
+[ "$(stat -c '%i %U %a' /dev/hugepages)" = "$ino root 755" ] || fail "/dev/hugepages, there before, not kept as it was"
+if [ -n "$made_dir" ]; then
+        rmdir /dev/hugepages
+        mount_refused 2M /dev/hugepages "made for it, removed again"
+        [ ! -e /dev/hugepages ] || fail "--create-mounts left /dev/hugepages, made for a mount that failed"
+fi
+if [ -d "$HP/hugepages-1048576kB" ] && [ ! -e /dev/hugepages1G ]; then
+        EXTRA_CLEANUP="$EXTRA_CLEANUP; rmdir /dev/hugepages1G 2>/dev/null || true"
+        mount_refused 1G /dev/hugepages1G "made for it, removed again"
+        [ ! -e /dev/hugepages1G ] || fail "--create-mounts left /dev/hugepages1G, made for a mount that failed"
+fi
+echo "ok: --create-mounts whose mount(2) fails says so and leaves /dev as it was"
+if [ -n "$made_dir" ] && [ -d /dev/hugepages ]; then rmdir /dev/hugepages; fi
 
 # give-back: another consumer's 10 pages (an admin's echo) stay; a one-off adds 30 and two
 # reservations; a workload holds 6 pages and a VM maps r2: r1 goes, r2 and its pages stay, the
