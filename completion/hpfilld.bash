@@ -167,7 +167,7 @@ _hpfilld() {
                                 words="--lock-timeout --root --verbose --quiet --help"
                                 [[ $cur != -* ]] && words=$(_hpfilld_claims "$root")
                                 ;;
-                        give-back) words="--lock-timeout --root --help" ;;
+                        give-back) words="--config --lock-timeout --root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
                                        --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only --create-mounts

@@ -626,9 +626,29 @@ static void create_mounts(int rootfd, bool host, const struct config *c) {
         }
 }
 
+/* --config as the daemon reads it on every reload (relative to its working directory, which it
+ * keeps; no link resolved, as the open does not), for hpfilld give-back: NULL for the default files. */
+static int config_file_absolute(const struct options *o, char **ret) {
+        _cleanup_(freep) char *cwd = NULL;
+
+        if (!o->config)
+                return 0;
+        if (o->config[0] == '/')
+                *ret = strdup(o->config);
+        else {
+                cwd = getcwd(NULL, 0);
+                if (!cwd)
+                        return -errno;
+                if (asprintf(ret, "%s/%s", cwd, o->config) < 0)
+                        *ret = NULL;
+        }
+        return *ret ? 0 : -ENOMEM;
+}
+
 /* Everything after the command line: returns the exit status. */
 static int run(const struct options *o, struct stop *stop) {
         _cleanup_(closep) int rootfd = -1;
+        _cleanup_(freep) char *config_file = NULL;
         struct config config = CONFIG_INIT;
         struct error e = {};
         char sources[1024];
@@ -699,7 +719,11 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                ret = daemon_run(rootfd, host, &config, load_config, (void *) o, o->lock_timeout_s);
+                r = config_file_absolute(o, &config_file);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot tell the absolute path of --config '%s': %m; hpfilld give-back, once "
+                                          "this daemon has stopped, needs --config to keep its claims", o->config);
+                ret = daemon_run(rootfd, host, &config, load_config, (void *) o, o->lock_timeout_s, config_file);
         } else
                 ret = run_once(o, rootfd, &config, stop);
 out:
@@ -718,11 +742,11 @@ int main(int argc, char *argv[]) {
         if (argc > 1 && strcmp(argv[1], "status") == 0)
                 return status_main(argc - 1, argv + 1);
         /* the files as the daemon reads them (no options: the claim's and give-back's command
-         * lines are their own) */
+         * lines are their own; give-back names the daemon's --config FILE, or its own, in o.config) */
         if (argc > 1 && (strcmp(argv[1], "claim") == 0 || strcmp(argv[1], "unclaim") == 0))
                 return claim_main(argc - 1, argv + 1, load_config, &o);
         if (argc > 1 && strcmp(argv[1], "give-back") == 0)
-                return give_back_main(argc - 1, argv + 1, load_config, &o);
+                return give_back_main(argc - 1, argv + 1, load_config, &o, &o.config);
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

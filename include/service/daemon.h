@@ -41,6 +41,8 @@ bool uevent_is_memory_online(const char *buf, size_t len);
 
 /* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status), on
  * @config, loaded by the caller (who checked it): taken over, left empty. @load reads it again on
- * every reload. Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h). */
+ * every reload. Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h).
+ * @config_file: the absolute path of --config, which @load reads (NULL: the default files),
+ * recorded for hpfilld give-back (daemon_config.h). */
 int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
-               unsigned lock_timeout_s);
+               unsigned lock_timeout_s, const char *config_file);

@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "service/control.h"
 #include "service/daemon.h"
+#include "service/daemon_config.h"
 #include "fill/rundir.h"
 #include "service/hostlock.h"
 #include "service/ledger.h"
@@ -506,7 +507,7 @@ static int idle(struct daemon *d) {
 }
 
 int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
-               unsigned lock_timeout_s) {
+               unsigned lock_timeout_s, const char *config_file) {
         struct daemon d = {
                 .rootfd = rootfd,
                 .host = host,
@@ -541,6 +542,13 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
         if (d.mark_fd < 0)
                 log_warning_errno(d.mark_fd, "Cannot hold %s/" RUNDIR "/" DAEMON_MARK_FILE
                                   ": %m; hpfilld give-back cannot tell this daemon runs", shown_root());
+        /* under the mark: the claims give-back keeps, once this daemon has stopped, are those
+         * of the files it reads */
+        r = daemon_config_save(rootfd, config_file);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record %s in %s/" RUNDIR "/" DAEMON_CONFIG_FILE ": %m; hpfilld "
+                                  "give-back, once this daemon has stopped, needs --config to keep its claims",
+                                  config_file ?: "the configuration read", shown_root());
         /* kept in /run across restarts: what an earlier daemon of this boot added is ours too */
         r = ledger_load(rootfd, &d.ledger);
         if (r < 0)

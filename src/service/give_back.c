@@ -21,6 +21,7 @@
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "plan/plan.h"
+#include "service/daemon_config.h"
 #include "service/give_back.h"
 #include "service/hostlock.h"
 #include "service/job.h"
@@ -35,6 +36,9 @@
 
 struct give_back {
         const char *root;
+        const char *config_given; /* --config */
+        const char **config;      /* the load's --config, set to the claims' file (NULL: the default files) */
+        char *recorded;           /* the daemon's --config, where one of this boot read one */
         int rootfd;
         unsigned lock_timeout_s;
         bool failed; /* something could not be given back: exit 1 */
@@ -80,6 +84,7 @@ static int parse_args(struct give_back *g, int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "root", required_argument, NULL, 'R' },
+                { "config", required_argument, NULL, 'c' },
                 { "lock-timeout", required_argument, NULL, 'L' },
                 {}
         };
@@ -87,18 +92,22 @@ static int parse_args(struct give_back *g, int argc, char *argv[]) {
 
         optind = 1;
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "hc:", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
-                        printf("Usage: hpfilld give-back [--root DIR] [--lock-timeout SEC]\n"
+                        printf("Usage: hpfilld give-back [--config FILE] [--root DIR] [--lock-timeout SEC]\n"
                                "Give back what hpfilld filled and reserved: every reservation no process maps,\n"
                                "then the pages hpfilld's fills added to each pool, free pages only. The claims\n"
-                               "stay, with their pages (hpfilld unclaim NAME gives one back). Not while the\n"
-                               "daemon runs (stop it first).\n\n"
+                               "stay, with their pages (hpfilld unclaim NAME gives one back): those of FILE,\n"
+                               "else of the --config FILE the daemon of this boot last ran with, else of the\n"
+                               "default files. Not while the daemon runs (stop it first).\n\n"
                                "Exit status: 0 all given back, 1 failure or the daemon runs, 2 bad usage,\n"
                                "or a configuration that cannot be read (nothing changed), 3 some of it is in\n"
                                "use and stays. See hpfilld(8).\n");
                         return 0;
+                case 'c':
+                        g->config_given = optarg;
+                        break;
                 case 'R':
                         g->root = optarg;
                         shown_root_set(optarg);
@@ -319,17 +328,44 @@ static int read_claims(struct give_back *g) {
         }
         if (r < 0) {
                 log_lines(LOG_ERR, e.msg);
-                log_error("give-back: the claims of the configuration cannot be told: nothing given back, nothing "
-                          "changed (fix the file, or hpfilld unclaim NAME)");
+                log_error("give-back: the claims of %s cannot be told: nothing given back, nothing changed (fix the "
+                          "file, or hpfilld unclaim NAME%s)", *g->config ?: "the configuration",
+                          g->recorded ? "; it is the --config the daemon last ran with: give-back --config FILE names "
+                                        "the file to read" : "");
                 ret = EXIT_USAGE;
         }
         config_done(&c);
         return ret;
 }
 
-int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata) {
+/* Whose claims stay: --config FILE's, else those of the --config FILE the daemon of this boot
+ * last ran with (daemon_config.h; it has stopped: the mark is ours), else the default files'. */
+static int choose_config(struct give_back *g) {
+        int r;
+
+        if (g->config_given) {
+                *g->config = g->config_given;
+                return EXIT_OK;
+        }
+        r = daemon_config_load(g->rootfd, &g->recorded);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read %s/" RUNDIR "/" DAEMON_CONFIG_FILE ", which names the configuration the "
+                                   "daemon ran with: %m; the claims not known, nothing given back, nothing changed "
+                                   "(--config FILE names it)", shown_root());
+                return EXIT_FAIL;
+        }
+        if (r > 0) {
+                *g->config = g->recorded;
+                log_info("The claims of %s, the configuration the daemon of this boot last ran with (its --config, "
+                         "recorded in %s/" RUNDIR "/" DAEMON_CONFIG_FILE ")", g->recorded, shown_root());
+        }
+        return EXIT_OK;
+}
+
+int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata, const char **config) {
         _cleanup_(closep) int rootfd = -1, mark_fd = -1, lock_fd = -1;
-        struct give_back g = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S, .load = load, .userdata = userdata };
+        struct give_back g = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S, .load = load, .userdata = userdata,
+                               .config = config };
         struct error e = {};
         struct stop stop;
         bool waited;
@@ -379,7 +415,9 @@ int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata) 
                 ret = EXIT_FAIL;
                 goto out;
         }
-        ret = read_claims(&g);
+        ret = choose_config(&g);
+        if (ret == EXIT_OK)
+                ret = read_claims(&g);
         if (ret != EXIT_OK)
                 goto out;
         /* what a fill that died left raised (nr_overcommit_hugepages) first */
@@ -398,6 +436,8 @@ int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata) 
                          g.n_claims ? " beyond the claims" : "");
         ret = g.failed ? EXIT_FAIL : g.kept ? EXIT_SHORT : EXIT_OK;
 out:
+        *config = NULL;
+        free(g.recorded);
         free(g.claimed);
         topology_done(&g.t);
         stop_done(&stop);

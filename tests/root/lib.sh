@@ -32,6 +32,10 @@ export STRACE_ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
 SAVED="$WORK/saved"
+# a daemon started with --config records its file here for hpfilld give-back, and it stays when
+# the daemon stops: the record found is put back at the end, a test's daemon's removed
+DAEMON_CONFIG=/run/hpfilld/daemon-config
+[ ! -f "$DAEMON_CONFIG" ] || cp -p "$DAEMON_CONFIG" "$WORK/daemon-config.found"
 
 # Every counter and knob of every pool, global and per node: what each test must leave as found.
 pool_files() {
@@ -129,6 +133,11 @@ cleanup() {
         if [ -n "${EXTRA_CLEANUP:-}" ]; then eval "$EXTRA_CLEANUP" || true; fi
         if [ -n "${HOLD_PID:-}" ]; then kill "$HOLD_PID" 2>/dev/null || true; wait "$HOLD_PID" 2>/dev/null || true; fi
         restore_pools
+        if [ -f "$WORK/daemon-config.found" ]; then
+                cp -p "$WORK/daemon-config.found" "$DAEMON_CONFIG" || true
+        else
+                rm -f "$DAEMON_CONFIG"
+        fi
         rm -rf "$WORK"
         exit $rc
 }

@@ -64,6 +64,7 @@ expect "vm3" hpfilld unclaim "${R[@]}" v
 expect "--lock-timeout" hpfilld unclaim --lo
 expect "give-back" hpfilld g
 expect "--lock-timeout" hpfilld give-back --l
+expect "--config" hpfilld give-back --c
 expect "--drop-caches --dry-run" hpfilld --dr
 expect "--metrics-file --min --mode" hpfilld --m
 expect "--release --reserve --root" hpfilld --r

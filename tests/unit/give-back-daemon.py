@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """hpfilld give-back refuses while the daemon runs (it holds run/hpfilld/daemon.lock for its
-life), changing nothing, and gives back once it has stopped. On a fake tree under --root;
+life), changing nothing, and gives back once it has stopped, keeping the claims of the --config
+FILE that daemon ran with. On a fake tree under --root;
 waits on the daemon's own messages (with a time limit against hangs)."""
 import fcntl
 import os
@@ -87,6 +88,48 @@ def test(hpfilld, work, root, notify):
         once = f.read()
     if once != "":
         fail("the one-off's ledger, after another fill counted in it while the one-off waited: %r" % once)
+
+    # a daemon started with --config FILE records it (run/hpfilld/daemon-config): give-back, once
+    # that daemon has stopped, keeps FILE's claims, not the default files' (here none)
+    set_pool(0)
+    for f in ("ledger", "ledger-once"):
+        if os.path.exists(root + "/run/hpfilld/" + f):
+            os.unlink(root + "/run/hpfilld/" + f)
+    conf, record = work + "/other.conf", root + "/run/hpfilld/daemon-config"
+    write(conf, "[Pool]\nPageSize=2M\nAmount=node0=4\n[Claim]\nName=vm1\nPageSize=2M\nAmount=4\n")
+    d = start(notify, [hpfilld, "--root", root, "--config", conf])
+    notify.until("READY=1")
+    stop(d, notify)
+    with open(record) as f:
+        if f.read() != conf + "\n":
+            fail("the daemon's record of --config %s: %r" % (conf, open(record).read()))
+    set_pool(8)
+    g = give_back(hpfilld, root)
+    if (g.returncode != 0 or "The claims of %s, the configuration the daemon of this boot last ran with" % conf not in g.stderr
+            or "2M pool of node0: 4 pages given back (8 -> 4); 4 kept for the claims" not in g.stdout
+            or "1 claim kept (hpfilld unclaim NAME gives one back): vm1" not in g.stdout):
+        fail("give-back after a daemon with --config: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
+    # that file gone: its claims not known, nothing given back (exit 2); --config names another
+    set_pool(4)
+    os.rename(conf, conf + ".gone")
+    g = give_back(hpfilld, root)
+    if (g.returncode != 2 or "the claims of %s cannot be told: nothing given back, nothing changed" % conf not in g.stderr
+            or "the --config the daemon last ran with: give-back --config FILE names the file to read" not in g.stderr):
+        fail("give-back with the daemon's --config gone: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
+    with open(pool + "nr_hugepages") as f:
+        if f.read().strip() != "4":
+            fail("give-back with the daemon's --config gone changed the pool")
+    write(work + "/none.conf", "")
+    g = subprocess.run([hpfilld, "give-back", "--root", root, "--config", work + "/none.conf"], capture_output=True,
+                       text=True, timeout=LIMIT)
+    if g.returncode != 0 or "2M pool of node0: 4 pages given back (4 -> 0)" not in g.stdout or "claim" in g.stdout:
+        fail("give-back --config: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
+    # a daemon of the default files removes the record
+    d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=4"])
+    notify.until("READY=1")
+    stop(d, notify)
+    if os.path.exists(record):
+        fail("a daemon without --config left the record of an earlier one's: %r" % open(record).read())
 
 
 if __name__ == "__main__":
