@@ -23,8 +23,10 @@ struct pool_run {
         char what[192];
 };
 
-/* Fills every pool of @p; @runs has p->n_pools entries, filled in. Returns 0, or a negative
- * errno when the executor itself failed; pool errors are in the runs. */
+/* Fills every pool of @p; @runs has p->n_pools entries, filled in (each with its plan, whatever
+ * fails). Returns 0, or a negative errno when the fill itself failed: the executor, or memory for
+ * its setup (-ENOMEM, before anything is written: every pool's error); pool errors are in the
+ * runs. */
 int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_run *runs);
 void fill_runs_done(struct pool_run *runs, size_t n);
 /* Node @k's persistent pages as run @r last saw them (the plan's count where it saw none), for a

@@ -40,8 +40,17 @@ static void note_executor_error(struct pool_run *runs, size_t n, int error, bool
                         note_error(&runs[i], error, "pthread_create");
 }
 
+/* Memory for the fill itself not had (-ENOMEM) before anything was written: every pool failed
+ * with that error, none attempted. */
+static int note_setup_error(struct pool_run *runs, size_t n, int error) {
+        for (size_t i = 0; i < n; i++)
+                note_error(&runs[i], error, "calloc");
+        return error;
+}
+
 /* Prepare: each pool's sysfs writer, and the mappings and workers of the fault pools. A fault
- * pool that cannot be prepared is that pool's error. Returns the tasks phase 1 will need. */
+ * pool that cannot be prepared is that pool's error; a writer that cannot be made is every
+ * pool's (note_setup_error()). Returns the tasks phase 1 will need. */
 static int prepare(struct fill_shared *shared, const struct plan *p, struct pool_run *runs,
                    struct fault_worker **workers, size_t *ret_max_tasks) {
         size_t max_tasks = p->n_pools;
@@ -50,11 +59,9 @@ static int prepare(struct fill_shared *shared, const struct plan *p, struct pool
         for (size_t i = 0; i < p->n_pools; i++) {
                 size_t n_workers = 0;
 
-                runs[i].plan = &p->pools[i];
-                runs[i].threads = p->pools[i].threads;
                 r = sysfs_fill_init(&runs[i].sysfs, shared, &p->pools[i]);
                 if (r < 0)
-                        return r;
+                        return note_setup_error(runs, p->n_pools, r);
                 if (p->pools[i].method != FILL_MODE_FAULT)
                         continue;
                 runs[i].faulting = true;
@@ -153,13 +160,18 @@ int fill_execute(struct fill_shared *shared, const struct plan *p, struct pool_r
         size_t max_tasks = 0;
         int r;
 
+        /* first: the caller reports every pool by its plan, however far the fill got */
+        for (size_t i = 0; i < p->n_pools; i++) {
+                runs[i].plan = &p->pools[i];
+                runs[i].threads = p->pools[i].threads;
+        }
         workers = calloc(p->n_pools ? p->n_pools : 1, sizeof(*workers));
         if (!workers)
-                return -ENOMEM;
+                return note_setup_error(runs, p->n_pools, -ENOMEM);
         r = prepare(shared, p, runs, workers, &max_tasks);
         if (r >= 0) {
                 jobs = calloc(max_tasks ? max_tasks : 1, sizeof(*jobs));
-                r = jobs ? 0 : -ENOMEM;
+                r = jobs ? 0 : note_setup_error(runs, p->n_pools, -ENOMEM);
         }
         if (r >= 0)
                 r = fault_and_write(shared, p, runs, workers, jobs);

@@ -378,7 +378,11 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         }
         report_measured(j, p, runs, caps);
         advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
-        if (p->n_reserves > 0 && !stop_requested(j->stop)) {
+        /* a fill that could not run (out of memory for it, no threads) makes none either */
+        if (p->n_reserves > 0 && r < 0) {
+                log_error("%zu reservation(s) not made: the fill could not run", p->n_reserves);
+                tally.failed = true;
+        } else if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */
                 (void) caps_effective_set(CAPS_RESERVE, true);
                 (void) reserve_execute(&shared, p, reserves);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The sysfs method against fake trees (real file I/O) and a simulated kernel (sim-kernel.h:
- * shortfalls, retries); threads that cannot be started (fake-threads.h); fixed steps and an
- * interrupt mid-fill (the test hooks, hooks/hooks.h). */
+ * shortfalls, retries); threads that cannot be started (fake-threads.h); memory not had for the
+ * fill's setup (fake-alloc.h); fixed steps and an interrupt mid-fill (the test hooks,
+ * hooks/hooks.h). */
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <signal.h>
 
 #include "fill/executor.h"
+#include "fake-alloc.h"
 #include "fake-root.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
@@ -509,6 +511,58 @@ TEST(test_measured_after_create_fails) {
         teardown(&s);
 }
 
+/* Out of memory for the fill's setup, at each of its allocations in turn (two pools, 2M and
+ * 1G): -ENOMEM, every pool failed with it and reported by its plan (none left without one for
+ * the report to read), nothing written; then, with none to fail, the fill itself. */
+TEST(test_fill_out_of_memory) {
+        static const unsigned two_sizes[] = { 2048, 1048576, 0 };
+
+        for (int n = 0;; n++) {
+                struct pool_run runs[2] = {};
+                struct config c = CONFIG_INIT;
+                struct pool_spec ps;
+                struct error e = {};
+                struct setup s = {};
+                int r, left;
+
+                fake_root_new(&s.r);
+                fake_numa_machine(&s.r, 1, 4096, 0, two_sizes);
+                CHECK_EQ(topology_read(s.r.fd, &s.t, &e), 0);
+                s.counts = calloc(2, sizeof(*s.counts));
+                CHECK_EQ(parse_pool_spec("2M:10", &ps, &e), 0);
+                CHECK_EQ(config_put_pool(&c, &ps), 0);
+                CHECK_EQ(parse_pool_spec("1G:1", &ps, &e), 0);
+                CHECK_EQ(config_put_pool(&c, &ps), 0);
+                CHECK_EQ(plan_build(&s.t, s.counts, &c, &no_caps, &s.p, &e), 0);
+                config_done(&c);
+                CHECK_EQ(s.p.n_pools, 2);
+                stop_init(&s.stop);
+                s.shared = (struct fill_shared) { .rootfd = s.r.fd, .t = &s.t, .stop = &s.stop, .step_bytes = 20 * MB };
+
+                fake_calloc_fail_at = n;
+                r = fill_execute(&s.shared, &s.p, runs);
+                left = fake_calloc_fail_at;
+                fake_calloc_fail_at = -1;
+                if (left >= 0) { /* fewer allocations than n: none failed */
+                        CHECK_EQ(r, 0);
+                        CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 10);
+                        CHECK_EQ(fake_node_nr(&s.r, 0, 1048576), 1);
+                        CHECK(n > 3); /* the workers, and a writer of each pool at least, were failed */
+                }
+                for (size_t i = 0; left < 0 && i < 2; i++) {
+                        CHECK_EQ(r, -ENOMEM);
+                        CHECK(runs[i].plan == &s.p.pools[i]);
+                        CHECK_EQ(runs[i].error, -ENOMEM);
+                        CHECK_EQ(pool_run_node_after(&runs[i], 0), 0);
+                        CHECK_EQ(fake_node_nr(&s.r, 0, i ? 1048576 : 2048), 0);
+                }
+                fill_runs_done(runs, 2);
+                teardown(&s);
+                if (left >= 0)
+                        break;
+        }
+}
+
 struct on_thread {
         struct sysfs_fill *f;
         pthread_t caller;
@@ -640,6 +694,7 @@ int main(void) {
         RUN(test_executor_create_fails);
         RUN(test_fill_create_fails);
         RUN(test_measured_after_create_fails);
+        RUN(test_fill_out_of_memory);
         RUN(test_threaded_fill_with_hook);
         RUN(test_inline_fill_with_hook);
         RUN(test_inline_wait);
