@@ -220,4 +220,12 @@ dom vm7 "<memory unit='MiB'>64</memory>" "<hugepages/>"
 expect "no xmllint, hugepages" vm7 prepare begin 1 ""
 PATH=$saved_path
 grep -q "xmllint is not installed (package libxml2-utils)" "$work/err" || bad "no xmllint: $(cat "$work/err")"
+PATH=$work/bin
+# release without xmllint (installed when the domain started, removed since): the claim found
+# by its name, or by the UUID where the name is too long for one
+dom vm7 "<memory unit='MiB'>64</memory>" "<hugepages/>"
+expect "no xmllint, release" vm7 release end 0 "unclaim libvirt-vm7"
+dom "$long" "<memory unit='MiB'>64</memory>" "<hugepages/>"
+expect "no xmllint, release by UUID" "$long" release end 0 "unclaim libvirt-0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13"
+PATH=$saved_path
 passed
