@@ -544,6 +544,8 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         if (!j.dry_run) {
                 ledger.name = LEDGER_ONCE_NAME; /* read by the job under the host lock */
                 j.ledger = &ledger;
+                /* the files' claims, planned: what it adds for them is theirs to give back */
+                j.claims = !config->plan_from_cli;
         }
         ret = job_run(&j, config);
         if (j.json) {

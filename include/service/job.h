@@ -54,6 +54,9 @@ struct job {
         char advice_cma[256];        /* out: for short gigantic pools, the hugetlb_cma= that keeps them allocatable */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
         struct ledger *ledger; /* when set: the pages the fill adds, counted in it under the host lock */
+        /* with a ledger: the claims' records (claim_record.h) count what the fill adds for each
+         * claim, and what config.gone names gives back what its record holds */
+        bool claims;
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
          * nothing when it stopped before: a json_writer_init_members() writer */

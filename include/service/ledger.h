@@ -4,6 +4,7 @@
  * the boot ends, as the pages do), and given back at a stop: never more than that. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,6 +32,9 @@ struct ledger {
         char boot[40];
 };
 
+/* Pure. The entry of the pool (@page_size, @node), made (0 pages) with @add where missing; NULL
+ * where missing (or out of memory). */
+struct ledger_entry *ledger_entry(struct ledger *l, uint64_t page_size, unsigned node, bool add);
 /* Pure. The pool was seen at @now persistent pages: if it holds fewer than when last seen,
  * somebody took pages, and they count as ours first (what is given back is then never more
  * than is ours); more are somebody else's (an admin's echo). */

@@ -288,6 +288,7 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
                 .report = stdout,
                 .record = &record,
                 .ledger = &ledger,
+                .claims = true,
         };
         int ret;
 

@@ -119,6 +119,7 @@ static int fill(struct daemon *d, const char *task, char *ret_summary, size_t si
                 .userdata = d,
                 .record = &record,
                 .ledger = &d->ledger,
+                .claims = true,
         };
         int r;
 

@@ -10,6 +10,7 @@
 #include "util/clock.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
+#include "service/claim_record.h"
 #include "service/job.h"
 #include "service/job_checks.h"
 #include "kernel/kernel_features.h"
@@ -499,8 +500,33 @@ static int lock_host(struct job *j, const struct topology *t, const struct confi
         return 0;
 }
 
+/* @c with the claims' records read, and config.gone from them: the claims given back give back
+ * what they got, never more. A copy of @c, its gone list its own (job_gone_done()). */
+static int job_gone(struct job *j, const struct topology *t, const struct config *c, struct claim_records *recs,
+                    struct config *ret) {
+        int r;
+
+        *ret = *c;
+        ret->gone = NULL;
+        ret->n_gone = 0;
+        r = claim_records_load(j->rootfd, t, c, recs);
+        if (r >= 0)
+                r = claim_records_gone(t, recs, &ret->gone, &ret->n_gone);
+        if (r < 0)
+                log_error_errno(r, "Out of memory");
+        return r;
+}
+
+static void job_gone_done(struct config *c) {
+        for (size_t i = 0; i < c->n_gone; i++)
+                amount_done(&c->gone[i].amount);
+        free(c->gone);
+}
+
 int job_run(struct job *j, const struct config *c) {
         _cleanup_(closep) int lock_fd = -1;
+        _cleanup_(claim_records_done) struct claim_records recs = {};
+        struct config with_gone = { .n_gone = 0 };
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct reserve_run *reserves = NULL;
         _cleanup_(freep) uint64_t *before = NULL;
@@ -520,6 +546,11 @@ int job_run(struct job *j, const struct config *c) {
         if (topo.n_page_sizes == 0) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 goto out;
+        }
+        if (j->claims && j->ledger && !j->dry_run) {
+                if (job_gone(j, &topo, c, &recs, &with_gone) < 0)
+                        goto out;
+                c = &with_gone;
         }
         kernel_features_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
         /* Everything the run needs, before its first write; a dry run ends with the same status. */
@@ -552,6 +583,11 @@ int job_run(struct job *j, const struct config *c) {
                 j->record->elapsed_ns = now_ns() - start;
         if (before)
                 ledger_count_fill(j->rootfd, j->ledger, &topo, before);
+        if (before && recs.n > 0) {
+                /* as they are now, under the lock */
+                claim_records_reread(j->rootfd, &recs);
+                claim_records_count(j->rootfd, &topo, &recs, before, true);
+        }
 out:
         report_flush(j);
         if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))
@@ -560,5 +596,6 @@ out:
                 reserve_runs_done(reserves, plan.n_reserves);
         plan_done(&plan);
         topology_done(&topo);
+        job_gone_done(&with_gone);
         return ret;
 }

@@ -36,6 +36,10 @@ static void entry_seen(struct ledger_entry *e, uint64_t now) {
         e->last = now;
 }
 
+struct ledger_entry *ledger_entry(struct ledger *l, uint64_t page_size, unsigned node, bool add) {
+        return entry(l, page_size, node, add);
+}
+
 int ledger_seen(struct ledger *l, uint64_t page_size, unsigned node, uint64_t now) {
         struct ledger_entry *e = entry(l, page_size, node, false);
 
@@ -116,7 +120,7 @@ bad:
 
 int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
         _cleanup_(freep) char *text = NULL;
-        char path[64], boot[40] = "";
+        char path[128], boot[40] = "";
         bool stale = false;
         int r;
 

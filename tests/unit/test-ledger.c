@@ -2,6 +2,7 @@
 /* ReleaseOnStop='s ledger: what the fills added and nobody took since, its file, and the give
  * back on a fake tree (free pages only, every pool with pages of ours). */
 #include "fake-root.h"
+#include "service/claim_record.h"
 #include "service/ledger.h"
 #include "util/fileio.h"
 #include "test.h"
@@ -14,6 +15,43 @@ static uint64_t ours(struct ledger *l, uint64_t page_size, unsigned node) {
                 if (l->entries[i].page_size == page_size && l->entries[i].node == node)
                         return l->entries[i].ours;
         return 0;
+}
+
+/* The claims' records (claim_record.h): what a fill adds is the [Pool]'s first, then each
+ * claim's up to its pages; what leaves is the claims given back's, then the smaller ones'. */
+TEST(test_claim_records) {
+        uint64_t pool_pages[1] = { 4 }, vm1[1] = { 8 }, vm2[1] = { 6 }, gone[1] = { 0 };
+        struct claim_record r[3] = {
+                { .name = "vm1", .configured = true, .pages = vm1 },
+                { .name = "vm2", .configured = true, .pages = vm2 },
+                { .name = "old", .configured = false, .pages = gone },
+        };
+        struct claim_records recs = { .r = r, .n = 2, .pool_pages = pool_pages };
+
+        /* from 0 to 13 (short of 18): the [Pool]'s 4, vm1's 8, vm2 gets 1 */
+        claim_records_filled(&recs, 0, M2, 0, 0, 13);
+        CHECK_EQ(ours(&r[0].l, M2, 0), 8);
+        CHECK_EQ(ours(&r[1].l, M2, 0), 1);
+        /* an admin adds 3: nobody's (beyond the [Pool]'s target, never a claim's); a refill to
+         * 18 adds 2, vm2's */
+        claim_records_filled(&recs, 0, M2, 0, 16, 18);
+        CHECK_EQ(ours(&r[1].l, M2, 0), 3);
+        /* vm1 given back: 8 leave, all its */
+        r[0].configured = false;
+        vm1[0] = 0;
+        claim_records_filled(&recs, 0, M2, 0, 18, 10);
+        CHECK_EQ(ours(&r[0].l, M2, 0), 0);
+        CHECK_EQ(ours(&r[1].l, M2, 0), 3);
+        /* 4 taken by hand since: each record counts them as its first (never more than is left) */
+        claim_records_filled(&recs, 0, M2, 0, 6, 6);
+        CHECK_EQ(ours(&r[1].l, M2, 0), 0);
+        /* a record whose claim is not the fill's (the third) counts nothing added */
+        recs.n = 3;
+        claim_records_filled(&recs, 0, M2, 0, 6, 20);
+        CHECK_EQ(ours(&r[2].l, M2, 0), 0);
+        CHECK_EQ(ours(&r[1].l, M2, 0), 6);
+        for (size_t i = 0; i < 3; i++)
+                ledger_done(&r[i].l);
 }
 
 TEST(test_arithmetic) {
@@ -166,6 +204,7 @@ TEST(test_release_unreadable) {
 int main(void) {
         RUN(test_arithmetic);
         RUN(test_give_back);
+        RUN(test_claim_records);
         RUN(test_text);
         RUN(test_release);
         RUN(test_release_unreadable);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* The claims' records: RUNDIR/claim.NAME, the pages the fills added to each pool (page size,
+ * node) for claim NAME, in the ledger's form (ledger.h), so that a claim given back, or made
+ * smaller, gives back what it got, never more: not an admin's pages beside a claim that fell
+ * short. Written by the fills that count them (under the host lock). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/topology.h"
+#include "service/ledger.h"
+#include "settings/conf.h"
+
+#define CLAIM_RECORD_PREFIX "claim."
+
+struct claim_record {
+        char name[64];
+        char file[80]; /* CLAIM_RECORD_PREFIX NAME, in RUNDIR */
+        bool configured; /* a claim of the configuration; else one given back */
+        struct ledger l;
+        uint64_t *pages; /* what its claim has on each pool now (size-major, t->n_nodes a size) */
+};
+
+struct claim_records {
+        struct claim_record *r;
+        size_t n;
+        uint64_t *pool_pages; /* the [Pool]s' targets, the same way */
+};
+
+/* The records of @c's claims and of those given back since (c->gone, by name), read from
+ * RUNDIR; the pages each claim and [Pool] has on @t. A record that cannot be read is said and
+ * counts none. */
+int claim_records_load(int rootfd, const struct topology *t, const struct config *c, struct claim_records *ret);
+/* Reads each record again: under the host lock, as the fill that counts in them finds them. */
+void claim_records_reread(int rootfd, struct claim_records *recs);
+/* Pure. What the planner may give back (config.gone): each pool's pages of the claims given
+ * back, and of a claim made smaller what its record holds beyond its pages now, as per-node
+ * page amounts. */
+int claim_records_gone(const struct topology *t, const struct claim_records *recs, struct claim_spec **ret,
+                       size_t *ret_n);
+/* Pure. A fill took the pool (@page_size, @node) from @before to @after persistent pages: what
+ * left it leaves the claims given back first (then those made smaller, beyond their pages);
+ * what came is the [Pool]'s up to its target (@pool_pages, less what the pool holds beyond the
+ * claims' records), then each claim's up to its pages, in order. @pages[i] is what record i's
+ * claim has on that pool (0 for one given back). */
+void claim_records_filled(struct claim_records *recs, size_t k, uint64_t page_size, unsigned node, uint64_t before,
+                          uint64_t after);
+/* After a fill (@ran: its writes done, exit 0 or 3), with @before as ledger_read_pools() read it
+ * under the same host lock: each record counts it and is written back; with @ran, a claim given
+ * back is done (its record removed) and a smaller one keeps at most its pages. */
+void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
+                         bool ran);
+void claim_records_done(struct claim_records *recs);

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* The claims' records (claim_record.h): what each claim's fills added, per pool. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fill/rundir.h"
+#include "plan/plan.h"
+#include "service/claim_record.h"
+#include "util/log.h"
+#include "util/macro.h"
+#include "util/shown.h"
+
+static size_t n_slots(const struct topology *t) {
+        return t->n_page_sizes * t->n_nodes;
+}
+
+/* The slot of the pool (@page_size, @node) in the size-major arrays; -1 where @t has none. */
+static ssize_t slot(const struct topology *t, uint64_t page_size, unsigned node) {
+        for (size_t s = 0; s < t->n_page_sizes; s++)
+                for (size_t i = 0; t->page_sizes[s] == page_size && i < t->n_nodes; i++)
+                        if (t->nodes[i].id == node)
+                                return (ssize_t) (s * t->n_nodes + i);
+        return -1;
+}
+
+/* The pages on each pool of @c's claims named @name, or of its [Pool]s (@name NULL), added into
+ * @pages, as the plan counts them (nodes @t does not have count none). */
+static int pages_of(const struct topology *t, const struct config *c, const char *name, uint64_t *pages) {
+        _cleanup_(freep) bool *named = calloc(t->n_nodes + 1, sizeof(*named));
+        size_t n = name ? c->n_claims : c->n_pools;
+
+        if (!named)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                struct claim_spec pool;
+                const struct claim_spec *cl = &c->claims[i];
+
+                if (!name) {
+                        pool = (struct claim_spec) { .page_size = c->pools[i].page_size, .amount = c->pools[i].amount };
+                        cl = &pool;
+                } else if (strcmp(cl->name, name) != 0)
+                        continue;
+                for (size_t s = 0; s < t->n_page_sizes; s++)
+                        if (t->page_sizes[s] == cl->page_size)
+                                (void) plan_claim_pages(t, cl, pages + s * t->n_nodes, named, &(struct error) {});
+        }
+        return 0;
+}
+
+static struct claim_record *find(struct claim_records *recs, const char *name) {
+        for (size_t i = 0; i < recs->n; i++)
+                if (strcmp(recs->r[i].name, name) == 0)
+                        return &recs->r[i];
+        return NULL;
+}
+
+static void record_read(int rootfd, struct claim_record *rec) {
+        int r;
+
+        ledger_done(&rec->l);
+        r = ledger_load_named(rootfd, rec->file, &rec->l);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read %s/" RUNDIR "/%s: %m; counting none of the pages of claim %s",
+                                  shown_root(), rec->file, rec->name);
+                rec->l = (struct ledger) { .name = rec->file };
+        }
+}
+
+int claim_records_load(int rootfd, const struct topology *t, const struct config *c, struct claim_records *ret) {
+        struct claim_records recs = {};
+        size_t n = c->n_claims + c->n_gone;
+        int r;
+
+        recs.r = calloc(n + 1, sizeof(*recs.r));
+        recs.pool_pages = calloc(n_slots(t) + 1, sizeof(*recs.pool_pages));
+        r = recs.r && recs.pool_pages ? pages_of(t, c, NULL, recs.pool_pages) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const struct claim_spec *cl = i < c->n_claims ? &c->claims[i] : &c->gone[i - c->n_claims];
+                struct claim_record *rec;
+
+                if (find(&recs, cl->name))
+                        continue;
+                /* the array never moves: each ledger names its record's file */
+                rec = &recs.r[recs.n++];
+                memcpy(rec->name, cl->name, sizeof(rec->name));
+                (void) snprintf(rec->file, sizeof(rec->file), CLAIM_RECORD_PREFIX "%s", cl->name);
+                rec->configured = i < c->n_claims;
+                rec->pages = calloc(n_slots(t) + 1, sizeof(*rec->pages));
+                r = !rec->pages ? -ENOMEM : rec->configured ? pages_of(t, c, cl->name, rec->pages) : 0;
+                if (r >= 0)
+                        record_read(rootfd, rec);
+        }
+        if (r < 0) {
+                claim_records_done(&recs);
+                return r;
+        }
+        *ret = recs;
+        return 0;
+}
+
+void claim_records_reread(int rootfd, struct claim_records *recs) {
+        for (size_t i = 0; i < recs->n; i++)
+                record_read(rootfd, &recs->r[i]);
+}
+
+/* What record @rec may give back of the pool in @slot: all of a claim given back, what a claim
+ * made smaller holds beyond its pages now. */
+static uint64_t beyond(const struct claim_record *rec, const struct ledger_entry *e, ssize_t k) {
+        uint64_t pages = rec->configured && k >= 0 ? rec->pages[k] : 0;
+
+        return e->ours > pages ? e->ours - pages : 0;
+}
+
+int claim_records_gone(const struct topology *t, const struct claim_records *recs, struct claim_spec **ret,
+                       size_t *ret_n) {
+        struct claim_spec *gone = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < recs->n; i++)
+                for (size_t s = 0; s < t->n_page_sizes; s++) {
+                        const struct claim_record *rec = &recs->r[i];
+                        struct node_amount *nodes = calloc(t->n_nodes, sizeof(*nodes));
+                        struct claim_spec *g;
+                        size_t k = 0;
+
+                        if (!nodes)
+                                goto nomem;
+                        for (size_t j = 0; j < rec->l.n; j++) {
+                                const struct ledger_entry *e = &rec->l.entries[j];
+                                ssize_t at = slot(t, e->page_size, e->node);
+                                uint64_t back = beyond(rec, e, at);
+
+                                if (e->page_size == t->page_sizes[s] && at >= 0 && back > 0)
+                                        nodes[k++] = (struct node_amount) { .node = e->node, .value = back };
+                        }
+                        g = k > 0 ? realloc(gone, (n + 1) * sizeof(*gone)) : NULL;
+                        if (!g) {
+                                free(nodes);
+                                if (k == 0)
+                                        continue;
+                                goto nomem;
+                        }
+                        gone = g;
+                        gone[n] = (struct claim_spec) {
+                                .page_size = t->page_sizes[s],
+                                .amount = { .kind = AMOUNT_PER_NODE, .nodes = nodes, .n_nodes = k },
+                        };
+                        memcpy(gone[n].name, rec->name, sizeof(gone[n].name));
+                        (void) snprintf(gone[n].origin, sizeof(gone[n].origin), "claim %s (given back)", rec->name);
+                        (void) snprintf(gone[n].file, sizeof(gone[n].file), RUNDIR "/%s", rec->file);
+                        n++;
+                }
+        *ret = gone;
+        *ret_n = n;
+        return 0;
+nomem:
+        for (size_t i = 0; i < n; i++)
+                amount_done(&gone[i].amount);
+        free(gone);
+        return -ENOMEM;
+}
+
+void claim_records_filled(struct claim_records *recs, size_t k, uint64_t page_size, unsigned node, uint64_t before,
+                          uint64_t after) {
+        uint64_t held = 0;
+
+        /* pages that left since a record last looked were its (as a ledger counts them) */
+        for (size_t i = 0; i < recs->n; i++) {
+                struct ledger_entry *e = ledger_entry(&recs->r[i].l, page_size, node, false);
+
+                if (e) {
+                        (void) ledger_seen(&recs->r[i].l, page_size, node, before);
+                        held += e->ours;
+                }
+        }
+        if (after < before) {
+                uint64_t left = before - after;
+
+                /* given back: the claims given back's first, then the smaller ones' beyond their pages */
+                for (int pass = 0; pass < 2; pass++)
+                        for (size_t i = 0; left > 0 && i < recs->n; i++) {
+                                struct ledger_entry *e = ledger_entry(&recs->r[i].l, page_size, node, false);
+                                uint64_t take;
+
+                                if (!e || recs->r[i].configured != (pass == 1))
+                                        continue;
+                                take = MIN(left, beyond(&recs->r[i], e, (ssize_t) k));
+                                e->ours -= take;
+                                left -= take;
+                        }
+        } else if (after > before) {
+                /* added: the [Pool]'s first, up to its target, then each claim's up to its pages */
+                uint64_t came = after - before, pool_has = before - MIN(before, held);
+
+                came -= MIN(came, recs->pool_pages[k] > pool_has ? recs->pool_pages[k] - pool_has : 0);
+                for (size_t i = 0; came > 0 && i < recs->n; i++) {
+                        struct claim_record *rec = &recs->r[i];
+                        struct ledger_entry *e;
+                        uint64_t take;
+
+                        if (!rec->configured || rec->pages[k] == 0)
+                                continue;
+                        e = ledger_entry(&rec->l, page_size, node, true);
+                        if (!e)
+                                continue; /* out of memory: counts none, never more */
+                        take = MIN(came, rec->pages[k] > e->ours ? rec->pages[k] - e->ours : 0);
+                        e->ours += take;
+                        came -= take;
+                }
+        }
+        for (size_t i = 0; i < recs->n; i++) {
+                struct ledger_entry *e = ledger_entry(&recs->r[i].l, page_size, node, false);
+
+                if (e) {
+                        e->ours = MIN(e->ours, after);
+                        e->last = after;
+                }
+        }
+}
+
+/* The record's file as its ledger says, removed where it holds no page. */
+static int record_save(int rootfd, const struct claim_record *rec) {
+        _cleanup_(closep) int dirfd = -1;
+
+        for (size_t i = 0; i < rec->l.n; i++)
+                if (rec->l.entries[i].ours > 0)
+                        return ledger_save(rootfd, &rec->l);
+        dirfd = rundir_open(rootfd);
+        if (dirfd < 0)
+                return dirfd;
+        return unlinkat(dirfd, rec->file, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
+                         bool ran) {
+        _cleanup_(freep) uint64_t *after = NULL;
+        int r;
+
+        if (recs->n == 0)
+                return;
+        r = ledger_read_pools(rootfd, t, &after);
+        for (size_t k = 0; r >= 0 && k < n_slots(t); k++)
+                /* a pool that could not be read counts nothing: a claim's pages are never guessed */
+                if (before[k] != UINT64_MAX && after[k] != UINT64_MAX)
+                        claim_records_filled(recs, k, t->page_sizes[k / t->n_nodes], t->nodes[k % t->n_nodes].id,
+                                             before[k], after[k]);
+        for (size_t i = 0; r >= 0 && i < recs->n; i++) {
+                struct claim_record *rec = &recs->r[i];
+                int q;
+
+                /* the give-back done: what it could not give back (in use) is nobody's claim now */
+                for (size_t j = 0; ran && j < rec->l.n; j++) {
+                        struct ledger_entry *e = &rec->l.entries[j];
+                        ssize_t k = slot(t, e->page_size, e->node);
+
+                        if (!rec->configured || k >= 0)
+                                e->ours -= beyond(rec, e, k);
+                }
+                q = record_save(rootfd, rec);
+                if (q < 0)
+                        log_warning_errno(q, "Cannot write %s/" RUNDIR "/%s: %m; unclaim %s may give back less than it got",
+                                          shown_root(), rec->file, rec->name);
+        }
+        if (r < 0)
+                log_warning_errno(r, "Out of memory: the claims' records do not count this fill");
+}
+
+void claim_records_done(struct claim_records *recs) {
+        for (size_t i = 0; recs->r && i < recs->n; i++) {
+                ledger_done(&recs->r[i].l);
+                free(recs->r[i].pages);
+        }
+        free(recs->r);
+        free(recs->pool_pages);
+        *recs = (struct claim_records) {};
+}
