@@ -13,11 +13,17 @@
 #include "settings/conf.h"
 
 #define CLAIM_RECORD_PREFIX "claim."
+/* RUNDIR/unclaim.NAME: claim NAME is given back and its give-back not done yet. Every fill that
+ * counts the claims' records (job.claims) gives back what the record of a claim so marked that
+ * the configuration no longer has holds, and removes the mark (and the record) once its writes
+ * are done; until then each fill tries again. A mark whose claim the configuration has (a claim
+ * made anew) is removed by the next fill: the record is the claim's again. */
+#define CLAIM_PENDING_PREFIX "unclaim."
 
 struct claim_record {
         char name[64];
         char file[80]; /* CLAIM_RECORD_PREFIX NAME, in RUNDIR */
-        bool configured; /* a claim of the configuration; else one given back */
+        bool configured; /* a claim of the configuration; else one given back (CLAIM_PENDING_PREFIX) */
         struct ledger l;
         uint64_t *pages; /* what its claim has on each pool now (size-major, t->n_nodes a size) */
 };
@@ -28,7 +34,13 @@ struct claim_records {
         uint64_t *pool_pages; /* the [Pool]s' targets, the same way */
 };
 
-/* The records of @c's claims and of those given back since (c->gone, by name), read from
+/* Marks claim @name given back (RUNDIR/unclaim.NAME, replaced atomically, never through a link). */
+int claim_pending_mark(int rootfd, const char *name);
+/* Marks given back each claim (by name) of @old that @new has not. */
+int claim_pending_mark_gone(int rootfd, const struct config *old, const struct config *new);
+/* Whether a give-back of claim @name is pending: 1, 0, or a negative errno. */
+int claim_pending(int rootfd, const char *name);
+/* The records of @c's claims and of the claims marked given back that @c has not, read from
  * RUNDIR; the pages each claim and [Pool] has on @t. A record that cannot be read is said and
  * counts none. */
 int claim_records_load(int rootfd, const struct topology *t, const struct config *c, struct claim_records *ret);
@@ -48,7 +60,8 @@ void claim_records_filled(struct claim_records *recs, size_t k, uint64_t page_si
                           uint64_t after);
 /* After a fill (@ran: its writes done, exit 0 or 3), with @before as ledger_read_pools() read it
  * under the same host lock: each record counts it and is written back; with @ran, a claim given
- * back is done (its record removed) and a smaller one keeps at most its pages. */
+ * back is done (its record and its mark removed; what it had in use stays, nobody's claim) and
+ * a smaller one keeps at most its pages. Without @ran, the give-backs stay pending. */
 void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
                          bool ran);
 void claim_records_done(struct claim_records *recs);

@@ -57,6 +57,7 @@ struct job {
         /* with a ledger: the claims' records (claim_record.h) count what the fill adds for each
          * claim, and what config.gone names gives back what its record holds */
         bool claims;
+        bool ran; /* out: the fill's writes were done (exit 0 or 3 from the fill itself) */
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
          * nothing when it stopped before: a json_writer_init_members() writer */

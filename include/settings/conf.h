@@ -33,9 +33,10 @@ struct config {
         size_t n_reserves;
         struct claim_spec *claims; /* [Claim]: added to the pools' targets */
         size_t n_claims;
-        /* Not read from files: the claims given back since the configuration the pools were last
-         * planned on (claims_gone()). A pool shrinks by at most these, free pages only, never
-         * below its target. */
+        /* Not read from files: what the claims given back, and those made smaller, may give
+         * back (the job's, from the claims' records: service/claim_record.h; claims_gone() for
+         * the planner's tests). A pool shrinks by at most these, free pages only, never below
+         * its target. */
         struct claim_spec *gone;
         size_t n_gone;
         unsigned n_sections; /* section headers of the files applied, repeats and all */
@@ -92,8 +93,6 @@ void config_drop_reserves(struct config *c);
 /* Adds a claim; one of the same name and page size is -EEXIST. Takes the amount's memory. */
 int config_put_claim(struct config *c, struct claim_spec *spec);
 void config_drop_claims(struct config *c);
-/* Forgets the claims given back (gone): once their pools were planned on them. */
-void config_drop_gone(struct config *c);
 /* Drops the claims named @name; returns how many there were. */
 size_t config_drop_claim(struct config *c, const char *name);
 /* Pure: into @new's gone, each claim of @old that @new has no longer or has with another amount

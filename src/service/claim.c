@@ -16,6 +16,7 @@
 #include "fill/stop.h"
 #include "kernel/host.h"
 #include "service/claim.h"
+#include "service/claim_record.h"
 #include "service/control.h"
 #include "service/hostlock.h"
 #include "service/job.h"
@@ -41,6 +42,7 @@ struct claim_cmd {
         char shown[PATH_MAX + 64]; /* ROOT/run/hpfilld.conf.d/50-claim-NAME.conf, for messages */
         daemon_load_fn load;
         void *userdata;
+        bool removed; /* unclaim: the claim's file is gone (its give-back pending till a fill does it) */
 };
 
 #define claim_usage(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld claim --help' for more information."), EXIT_USAGE)
@@ -307,7 +309,7 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
 
 /* Under the host lock: the configuration before, the claim's file changed, the configuration
  * after, the pools filled (and what a claim gave back given back). */
-static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const char *text) {
+static int apply_here(struct claim_cmd *c, int rootfd, int dirfd, const char *text) {
         _cleanup_(closep) int lock_fd = -1;
         _cleanup_(freep) char *old_text = NULL;
         struct config before = CONFIG_INIT, after = CONFIG_INIT;
@@ -345,10 +347,15 @@ static int apply_here(const struct claim_cmd *c, int rootfd, int dirfd, const ch
                 ret = EXIT_FAIL;
                 goto out;
         }
+        c->removed = !text;
         ret = load_checked(c, rootfd, &after, text != NULL);
         if (ret == EXIT_OK) {
-                r = claims_gone(&before, &after);
-                ret = r < 0 ? (log_error_errno(r, "Out of memory"), EXIT_FAIL) : fill_here(c, rootfd, &after, &stop);
+                /* the give-back pending until a fill did it: this one, or the next */
+                r = claim_pending_mark_gone(rootfd, &before, &after);
+                ret = r < 0 ? (log_error_errno(r, "%s %s: cannot mark it given back in %s/" RUNDIR ": %m",
+                                               c->unclaim ? "unclaim" : "claim", c->name, shown_root()),
+                               EXIT_FAIL)
+                            : fill_here(c, rootfd, &after, &stop);
         }
         /* refused (the plan, or the files with it): as it was */
         if (ret == EXIT_USAGE && (r = put_claim_file(dirfd, c->file, old_text)) < 0)
@@ -363,7 +370,7 @@ out:
 /* Through the daemon: it reads the files anew, gives back what a claim gave back, fills, and
  * answers when the pools are there. A refusal puts the file back and has the daemon apply the
  * files as they were. */
-static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int sock, const char *text,
+static int apply_daemon(struct claim_cmd *c, int rootfd, int dirfd, int sock, const char *text,
                         const char *old_text) {
         struct config check = CONFIG_INIT;
         char answer[CONTROL_ANSWER_MAX];
@@ -376,6 +383,7 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
                                 text ? "write" : "remove", c->shown);
                 return EXIT_FAIL;
         }
+        c->removed = !text;
         /* the files as the daemon will read them: a bad one never reaches it */
         status = load_checked(c, rootfd, &check, text != NULL);
         config_done(&check);
@@ -414,15 +422,19 @@ static int apply_daemon(const struct claim_cmd *c, int rootfd, int dirfd, int so
         return status;
 }
 
-/* The exit status, with a last word where the claim was refused. */
+/* The exit status, with a last word where the claim was refused, or its give-back not done. */
 static int said(const struct claim_cmd *c, int status) {
         if (status == EXIT_USAGE)
                 log_error("%s %s: refused; %s is as it was, nothing changed", c->unclaim ? "unclaim" : "claim", c->name,
                           c->shown);
+        else if (status == EXIT_FAIL && c->removed)
+                log_error("unclaim %s: the claim is removed, but the fill that gives back its pages failed: the "
+                          "give-back is pending, and the next fill (a reload of the daemon, hpfilld claim, unclaim, "
+                          "give-back) does it", c->name);
         return status;
 }
 
-static int claim_run(const struct claim_cmd *c) {
+static int claim_run(struct claim_cmd *c) {
         _cleanup_(closep) int rootfd = -1, dirfd = -1, sock = -1, lock_fd = -1;
         _cleanup_(freep) char *text = NULL, *old_text = NULL;
         struct stop stop;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The claims' records (claim_record.h): what each claim's fills added, per pool. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,78 @@ static int pages_of(const struct topology *t, const struct config *c, const char
         return 0;
 }
 
+static int format_mark(FILE *f, const void *name) {
+        fprintf(f, "%s\n", (const char *) name);
+        return ferror(f) ? -EIO : 0;
+}
+
+int claim_pending_mark(int rootfd, const char *name) {
+        char file[80];
+
+        (void) snprintf(file, sizeof(file), CLAIM_PENDING_PREFIX "%s", name);
+        return rundir_replace(rootfd, file, format_mark, name);
+}
+
+int claim_pending_mark_gone(int rootfd, const struct config *old, const struct config *new) {
+        for (size_t i = 0; i < old->n_claims; i++) {
+                bool kept = false;
+                int r;
+
+                for (size_t k = 0; !kept && k < new->n_claims; k++)
+                        kept = strcmp(new->claims[k].name, old->claims[i].name) == 0;
+                if (!kept && (r = claim_pending_mark(rootfd, old->claims[i].name)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int claim_pending(int rootfd, const char *name) {
+        _cleanup_(closep) int dirfd = rundir_open_existing(rootfd);
+        char file[80];
+
+        if (dirfd == -ENOENT)
+                return 0;
+        if (dirfd < 0)
+                return dirfd;
+        (void) snprintf(file, sizeof(file), CLAIM_PENDING_PREFIX "%s", name);
+        if (faccessat(dirfd, file, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return 1;
+        return errno == ENOENT ? 0 : -errno;
+}
+
+/* The names of the claims marked given back, into @names (room for @max): how many, or a
+ * negative errno. A mark whose name is no claim's name is not ours: left alone. */
+static ssize_t pending_names(int rootfd, char (*names)[64], size_t max) {
+        _cleanup_(closep) int dirfd = rundir_open_existing(rootfd);
+        struct dirent *de;
+        size_t n = 0;
+        DIR *d;
+
+        if (dirfd == -ENOENT)
+                return 0;
+        if (dirfd < 0)
+                return dirfd;
+        d = fdopendir(dirfd);
+        if (!d)
+                return -errno;
+        dirfd = -1; /* the stream's */
+        while ((de = readdir(d))) {
+                const char *name = de->d_name + strlen(CLAIM_PENDING_PREFIX);
+
+                if (strncmp(de->d_name, CLAIM_PENDING_PREFIX, strlen(CLAIM_PENDING_PREFIX)) != 0 ||
+                    de->d_type != DT_REG || strlen(name) >= sizeof(*names) ||
+                    check_name(name, "claim", &(struct error) {}) < 0)
+                        continue;
+                if (n == max) {
+                        (void) closedir(d);
+                        return -E2BIG;
+                }
+                memcpy(names[n++], name, strlen(name) + 1);
+        }
+        (void) closedir(d);
+        return (ssize_t) n;
+}
+
 static struct claim_record *find(struct claim_records *recs, const char *name) {
         for (size_t i = 0; i < recs->n; i++)
                 if (strcmp(recs->r[i].name, name) == 0)
@@ -69,30 +143,51 @@ static void record_read(int rootfd, struct claim_record *rec) {
         }
 }
 
+/* The record of claim @name, added to @recs (room made for it). */
+static int record_add(int rootfd, const struct topology *t, const struct config *c, struct claim_records *recs,
+                      const char *name, bool configured) {
+        struct claim_record *rec;
+        int r = 0;
+
+        if (find(recs, name))
+                return 0;
+        /* the array never moves: each ledger names its record's file */
+        rec = &recs->r[recs->n++];
+        memcpy(rec->name, name, strlen(name) + 1);
+        (void) snprintf(rec->file, sizeof(rec->file), CLAIM_RECORD_PREFIX "%s", name);
+        rec->configured = configured;
+        rec->pages = calloc(n_slots(t) + 1, sizeof(*rec->pages));
+        if (!rec->pages)
+                return -ENOMEM;
+        if (configured)
+                r = pages_of(t, c, name, rec->pages);
+        if (r >= 0)
+                record_read(rootfd, rec);
+        return r;
+}
+
+/* Pending give-backs read at a time: a mark past them waits for the next fill (said). */
+#define CLAIM_PENDING_MAX 256
+
 int claim_records_load(int rootfd, const struct topology *t, const struct config *c, struct claim_records *ret) {
+        _cleanup_(freep) char (*pending)[64] = calloc(CLAIM_PENDING_MAX, sizeof(*pending));
         struct claim_records recs = {};
-        size_t n = c->n_claims + c->n_gone;
+        ssize_t n_pending = 0;
         int r;
 
-        recs.r = calloc(n + 1, sizeof(*recs.r));
+        recs.r = calloc(c->n_claims + CLAIM_PENDING_MAX + 1, sizeof(*recs.r));
         recs.pool_pages = calloc(n_slots(t) + 1, sizeof(*recs.pool_pages));
-        r = recs.r && recs.pool_pages ? pages_of(t, c, NULL, recs.pool_pages) : -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                const struct claim_spec *cl = i < c->n_claims ? &c->claims[i] : &c->gone[i - c->n_claims];
-                struct claim_record *rec;
-
-                if (find(&recs, cl->name))
-                        continue;
-                /* the array never moves: each ledger names its record's file */
-                rec = &recs.r[recs.n++];
-                memcpy(rec->name, cl->name, sizeof(rec->name));
-                (void) snprintf(rec->file, sizeof(rec->file), CLAIM_RECORD_PREFIX "%s", cl->name);
-                rec->configured = i < c->n_claims;
-                rec->pages = calloc(n_slots(t) + 1, sizeof(*rec->pages));
-                r = !rec->pages ? -ENOMEM : rec->configured ? pages_of(t, c, cl->name, rec->pages) : 0;
-                if (r >= 0)
-                        record_read(rootfd, rec);
+        r = recs.r && recs.pool_pages && pending ? pages_of(t, c, NULL, recs.pool_pages) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < c->n_claims; i++)
+                r = record_add(rootfd, t, c, &recs, c->claims[i].name, true);
+        if (r >= 0) {
+                n_pending = pending_names(rootfd, pending, CLAIM_PENDING_MAX);
+                if (n_pending < 0)
+                        log_warning_errno((int) n_pending, "Cannot read the give-backs pending in %s/" RUNDIR
+                                          ": %m; the next fill tries again", shown_root());
         }
+        for (ssize_t i = 0; r >= 0 && i < n_pending; i++)
+                r = record_add(rootfd, t, c, &recs, pending[i], false);
         if (r < 0) {
                 claim_records_done(&recs);
                 return r;
@@ -234,13 +329,21 @@ static int record_save(int rootfd, const struct claim_record *rec) {
         return unlinkat(dirfd, rec->file, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+static void pending_done(int rootfd, const char *name) {
+        _cleanup_(closep) int dirfd = rundir_open(rootfd);
+        char file[80];
+
+        (void) snprintf(file, sizeof(file), CLAIM_PENDING_PREFIX "%s", name);
+        if (dirfd < 0 || (unlinkat(dirfd, file, 0) < 0 && errno != ENOENT))
+                log_warning_errno(dirfd < 0 ? dirfd : -errno, "Cannot remove %s/" RUNDIR "/%s: %m; the next fill gives "
+                                  "back claim %s again (nothing more than its record)", shown_root(), file, name);
+}
+
 void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
                          bool ran) {
         _cleanup_(freep) uint64_t *after = NULL;
         int r;
 
-        if (recs->n == 0)
-                return;
         r = ledger_read_pools(rootfd, t, &after);
         for (size_t k = 0; r >= 0 && k < n_slots(t); k++)
                 /* a pool that could not be read counts nothing: a claim's pages are never guessed */
@@ -263,6 +366,9 @@ void claim_records_count(int rootfd, const struct topology *t, struct claim_reco
                 if (q < 0)
                         log_warning_errno(q, "Cannot write %s/" RUNDIR "/%s: %m; unclaim %s may give back less than it got",
                                           shown_root(), rec->file, rec->name);
+                /* a claim made anew is its record's again; one given back is done once it ran */
+                else if (rec->configured || ran)
+                        pending_done(rootfd, rec->name);
         }
         if (r < 0)
                 log_warning_errno(r, "Out of memory: the claims' records do not count this fill");

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "util/clock.h"
+#include "service/claim_record.h"
 #include "service/control.h"
 #include "service/daemon.h"
 #include "service/daemon_config.h"
@@ -125,9 +126,10 @@ static int fill(struct daemon *d, const char *task, char *ret_summary, size_t si
 
         d->last_added = 0;
         (void) notifyf("STATUS=Filling the pools");
+        /* the claims given back are marked so (claim_record.h): this fill gives back what their
+         * records hold, and a fill that does not get to its writes (the host lock not had)
+         * leaves them for the next one */
         r = job_run(&j, &d->config);
-        /* what claims gave back is given back once: a later refill (memory online) keeps the pools */
-        config_drop_gone(&d->config);
         if (*j.summary)
                 log_info("%s", j.summary);
         if (ret_summary)
@@ -331,7 +333,8 @@ static void hotplug(struct daemon *d, bool timer) {
 }
 
 /* SIGHUP, or a request on the control socket (`hpfilld claim`): the configuration anew, then a
- * fill; a claim that is gone, or smaller, gives back what it held (claims_gone()). A bad one
+ * fill; a claim that is gone, or smaller, gives back what its record holds beyond its pages
+ * (claim_record.h). A bad one
  * changes nothing: the plan in use stays, and the unit's status names the error. Returns the
  * exit status, with the error or the fill's summary in @msg. */
 static int reload(struct daemon *d, const char *want_claim, char *msg, size_t size) {
@@ -346,10 +349,13 @@ static int reload(struct daemon *d, const char *want_claim, char *msg, size_t si
         if (r >= 0 && want_claim && !claim_spec_find(fresh.claims, fresh.n_claims, want_claim, 0))
                 r = error_set(&e, -EINVAL, "claim %s: this daemon's configuration leaves the claims of the files "
                               "out (--config or --pool on its command line)", want_claim);
+        /* a claim gone from the files (unclaim, or by hand): its give-back pending until a fill
+         * did it, whatever happens to this one */
         if (r >= 0) {
-                r = claims_gone(&d->config, &fresh);
+                r = claim_pending_mark_gone(d->rootfd, &d->config, &fresh);
                 if (r < 0)
-                        (void) error_set(&e, r, "Out of memory");
+                        (void) error_set(&e, r, "Cannot mark the claims given back in %s/" RUNDIR ": %s",
+                                         shown_root(), strerror(-r));
         }
         if (r < 0) {
                 log_error("Reload failed, keeping the configuration in use:");

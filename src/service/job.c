@@ -537,6 +537,7 @@ int job_run(struct job *j, const struct config *c) {
         uint64_t start;
         int r, ret = EXIT_FAIL;
 
+        j->ran = false;
         j->summary[0] = j->refused[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
         r = topology_read(j->rootfd, &topo, &e);
         if (r < 0) {
@@ -579,6 +580,7 @@ int job_run(struct job *j, const struct config *c) {
                 log_warning("Out of memory: ReleaseOnStop= will not give back what this fill adds");
         start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
+        j->ran = ret == EXIT_OK || ret == EXIT_SHORT;
         if (j->record)
                 j->record->elapsed_ns = now_ns() - start;
         if (before)
@@ -586,7 +588,7 @@ int job_run(struct job *j, const struct config *c) {
         if (before && recs.n > 0) {
                 /* as they are now, under the lock */
                 claim_records_reread(j->rootfd, &recs);
-                claim_records_count(j->rootfd, &topo, &recs, before, true);
+                claim_records_count(j->rootfd, &topo, &recs, before, j->ran);
         }
 out:
         report_flush(j);

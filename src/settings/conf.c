@@ -110,10 +110,6 @@ void config_drop_claims(struct config *c) {
         claims_free(&c->gone, &c->n_gone);
 }
 
-void config_drop_gone(struct config *c) {
-        claims_free(&c->gone, &c->n_gone);
-}
-
 size_t config_drop_claim(struct config *c, const char *name) {
         size_t k = 0, dropped = 0;
 

@@ -6,7 +6,9 @@ daemon's fill is done, so the pool holds the claim's pages the moment it returns
 them back; a bad claim is refused (exit 2), its file gone, the daemon's plan unchanged; a short
 one is exit 3 with one line naming it; a daemon that reads no claims (--config) refuses them.
 Waits on the daemon's own messages and on the command's exit, never on the clock."""
+import fcntl
 import os
+import signal
 import subprocess
 import sys
 
@@ -117,6 +119,40 @@ def test(hpfilld, work, root, notify):
     notify.until("READY=1")  # the files put back
     if nr() != 10:
         fail("a claim the plan refused, put back, gave back %d of the pages above the targets" % (10 - nr()))
+    stop(d, notify)
+
+    # an unclaim whose fill fails before any write (another hpfilld holds the host lock, and
+    # this daemon waits for it --lock-timeout 0): exit 1, saying the give-back is pending; the
+    # claim's file is gone, its pages (and record) stay; the next fill (a SIGHUP) gives them back
+    with open(pool + "nr_hugepages", "w") as f:
+        f.write("4\n")
+    d = start(notify, [hpfilld, "--root", root, "--lock-timeout", "0"])
+    notify.until("READY=1")
+    rc, out = claim("claim", "vm6", "--pool", "2M:node0=8M")
+    if rc != 0 or nr() != 8:
+        fail("claim vm6: exit %d, %d pages: %s" % (rc, nr(), out))
+    notify.until("READY=1")
+    free(8)
+    lock = os.fdopen(os.open(root + "/run/hpfilld/host.lock", os.O_RDWR | os.O_CREAT, 0o600), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    rc, out = claim("unclaim", "vm6")
+    if rc != 1 or "give-back is pending" not in out:
+        fail("unclaim vm6 with the host lock held elsewhere: exit %d: %s" % (rc, out))
+    notify.until("READY=1")
+    if nr() != 8 or os.path.exists(claims + "50-claim-vm6.conf"):
+        fail("unclaim vm6 that failed: %d pages, or its file still there" % nr())
+    if not os.path.exists(root + "/run/hpfilld/unclaim.vm6"):
+        fail("no pending give-back of vm6 in run/hpfilld")
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    lock.close()
+    # the next fill, a reload, does the give-back
+    d.send_signal(signal.SIGHUP)
+    notify.until("READY=1")
+    if nr() != 4:
+        fail("the reload after the failed unclaim left %d pages, expected the [Pool]'s 4" % nr())
+    for f in ("unclaim.vm6", "claim.vm6"):
+        if os.path.exists(root + "/run/hpfilld/" + f):
+            fail("run/hpfilld/%s left after the give-back was done" % f)
     stop(d, notify)
 
 
