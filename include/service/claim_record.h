@@ -36,6 +36,8 @@ struct claim_records {
 
 /* Marks claim @name given back (RUNDIR/unclaim.NAME, replaced atomically, never through a link). */
 int claim_pending_mark(int rootfd, const char *name);
+/* The mark removed (a failure said). */
+void claim_pending_clear(int rootfd, const char *name);
 /* Marks given back each claim (by name) of @old that @new has not. */
 int claim_pending_mark_gone(int rootfd, const struct config *old, const struct config *new);
 /* Whether a give-back of claim @name is pending: 1, 0, or a negative errno. */
@@ -64,4 +66,8 @@ void claim_records_filled(struct claim_records *recs, size_t k, uint64_t page_si
  * a smaller one keeps at most its pages. Without @ran, the give-backs stay pending. */
 void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
                          bool ran);
+/* After `hpfilld give-back` (under its host lock), which gave back the pages of the claims @c
+ * has not and kept those of its claims: the give-backs pending are done (marks and records
+ * removed), and the other records see the pools as it left them. */
+void claim_records_after_give_back(int rootfd, const struct topology *t, const struct config *c);
 void claim_records_done(struct claim_records *recs);

@@ -43,6 +43,7 @@ struct claim_cmd {
         daemon_load_fn load;
         void *userdata;
         bool removed; /* unclaim: the claim's file is gone (its give-back pending till a fill does it) */
+        bool pending; /* unclaim: a give-back of the claim is pending (an unclaim that died after the removal) */
 };
 
 #define claim_usage(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld claim --help' for more information."), EXIT_USAGE)
@@ -224,7 +225,19 @@ static int read_current(const struct claim_cmd *c, int dirfd, char **ret) {
                 return log_error_errno(r, "%s %s: cannot read %s: %m", c->unclaim ? "unclaim" : "claim", c->name,
                                        c->shown),
                        EXIT_FAIL;
-        return c->unclaim && !*ret ? no_such_claim(c) : -1;
+        return c->unclaim && !*ret && !c->pending ? no_such_claim(c) : -1;
+}
+
+/* unclaim: the give-back pending, marked before the claim's file goes: an unclaim that dies
+ * after the removal (or a daemon that does before its fill) leaves the mark, and the next fill
+ * (unclaim or claim, the daemon's start, give-back) gives back what the claim's record holds. */
+static int mark_pending(const struct claim_cmd *c, int rootfd) {
+        int r = c->unclaim ? claim_pending_mark(rootfd, c->name) : 0;
+
+        if (r < 0)
+                log_error_errno(r, "unclaim %s: cannot mark its give-back pending in %s/" RUNDIR ": %m; nothing changed",
+                                c->name, shown_root());
+        return r;
 }
 
 /* The claim's file as @text says (NULL: removed). */
@@ -334,11 +347,14 @@ static int apply_here(struct claim_cmd *c, int rootfd, int dirfd, const char *te
          * no release hook could ever give it back; what it held is not known, nothing is given
          * back, and the configuration without it must be good */
         if (ret == EXIT_USAGE && c->unclaim) {
-                log_warning("unclaim %s: the configuration with %s is bad: removing it all the same; what it held "
-                            "stays in the pools", c->name, c->shown);
+                log_warning("unclaim %s: the configuration with %s is bad: removing it all the same; what its "
+                            "record holds is given back", c->name, c->shown);
                 config_done(&before);
                 before = (struct config) CONFIG_INIT;
         } else if (ret != EXIT_OK)
+                goto out;
+        ret = EXIT_FAIL;
+        if (mark_pending(c, rootfd) < 0)
                 goto out;
         r = put_claim_file(dirfd, c->file, text);
         if (r < 0) {
@@ -349,17 +365,13 @@ static int apply_here(struct claim_cmd *c, int rootfd, int dirfd, const char *te
         }
         c->removed = !text;
         ret = load_checked(c, rootfd, &after, text != NULL);
-        if (ret == EXIT_OK) {
-                /* the give-back pending until a fill did it: this one, or the next */
-                r = claim_pending_mark_gone(rootfd, &before, &after);
-                ret = r < 0 ? (log_error_errno(r, "%s %s: cannot mark it given back in %s/" RUNDIR ": %m",
-                                               c->unclaim ? "unclaim" : "claim", c->name, shown_root()),
-                               EXIT_FAIL)
-                            : fill_here(c, rootfd, &after, &stop);
-        }
+        if (ret == EXIT_OK)
+                ret = fill_here(c, rootfd, &after, &stop);
         /* refused (the plan, or the files with it): as it was */
         if (ret == EXIT_USAGE && (r = put_claim_file(dirfd, c->file, old_text)) < 0)
                 log_error_errno(r, "Cannot put %s back as it was: %m", c->shown);
+        else if (ret == EXIT_USAGE && c->unclaim && !c->pending)
+                claim_pending_clear(rootfd, c->name);
 out:
         config_done(&before);
         config_done(&after);
@@ -377,6 +389,8 @@ static int apply_daemon(struct claim_cmd *c, int rootfd, int dirfd, int sock, co
         bool asked = false;
         int r, status;
 
+        if (mark_pending(c, rootfd) < 0)
+                return EXIT_FAIL;
         r = put_claim_file(dirfd, c->file, text);
         if (r < 0) {
                 log_error_errno(r, "%s %s: cannot %s %s: %m", c->unclaim ? "unclaim" : "claim", c->name,
@@ -414,6 +428,8 @@ static int apply_daemon(struct claim_cmd *c, int rootfd, int dirfd, int sock, co
                 r = put_claim_file(dirfd, c->file, old_text);
                 if (r < 0)
                         return log_error_errno(r, "Cannot put %s back as it was: %m", c->shown), EXIT_FAIL;
+                if (c->unclaim && !c->pending)
+                        claim_pending_clear(rootfd, c->name);
                 /* the daemon took the new files before its plan refused them: the old ones again */
                 again = asked ? control_connect(rootfd) : -1;
                 if (again >= 0 && control_request(again, CONTROL_APPLY, &r, answer, sizeof(answer)) < 0)
@@ -450,7 +466,16 @@ static int claim_run(struct claim_cmd *c) {
                 return log_error_errno(errno, "--root '%s': %m", c->root), EXIT_USAGE;
         if (!c->unclaim && claim_file_text(c->name, c->specs, c->n_specs, &text) < 0)
                 return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
-        dirfd = open_claim_dir(rootfd, !c->unclaim);
+        /* an unclaim that died after removing the file left its give-back pending: this one
+         * finishes it */
+        if (c->unclaim) {
+                r = claim_pending(rootfd, c->name);
+                if (r < 0)
+                        return log_error_errno(r, "unclaim %s: cannot read %s/" RUNDIR ": %m", c->name, shown_root()),
+                               EXIT_FAIL;
+                c->pending = r > 0;
+        }
+        dirfd = open_claim_dir(rootfd, !c->unclaim || c->pending);
         if (dirfd == -ENOENT && c->unclaim)
                 return no_such_claim(c);
         if (dirfd == -EPERM)
@@ -473,9 +498,14 @@ static int claim_run(struct claim_cmd *c) {
         if (lock_fd < 0)
                 return EXIT_FAIL;
         /* as it is now, under the lock */
+        r = c->unclaim ? claim_pending(rootfd, c->name) : 0;
+        c->pending = r > 0;
         r = read_current(c, dirfd, &old_text);
         if (r >= 0)
                 return r;
+        if (c->unclaim && !old_text)
+                log_notice("unclaim %s: %s is gone already, but its give-back is pending (an unclaim that did not "
+                           "end?): giving back what its record holds", c->name, c->shown);
         /* whether the daemon runs, told as give-back tells it: the socket a daemon that crashed
          * left behind is not asked (nobody would answer) */
         r = daemon_mark_probe(rootfd, NULL, &pid);

@@ -329,7 +329,7 @@ static int record_save(int rootfd, const struct claim_record *rec) {
         return unlinkat(dirfd, rec->file, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-static void pending_done(int rootfd, const char *name) {
+void claim_pending_clear(int rootfd, const char *name) {
         _cleanup_(closep) int dirfd = rundir_open(rootfd);
         char file[80];
 
@@ -368,7 +368,7 @@ void claim_records_count(int rootfd, const struct topology *t, struct claim_reco
                                           shown_root(), rec->file, rec->name);
                 /* a claim made anew is its record's again; one given back is done once it ran */
                 else if (rec->configured || ran)
-                        pending_done(rootfd, rec->name);
+                        claim_pending_clear(rootfd, rec->name);
         }
         if (r < 0)
                 log_warning_errno(r, "Out of memory: the claims' records do not count this fill");
@@ -382,4 +382,38 @@ void claim_records_done(struct claim_records *recs) {
         free(recs->r);
         free(recs->pool_pages);
         *recs = (struct claim_records) {};
+}
+
+void claim_records_after_give_back(int rootfd, const struct topology *t, const struct config *c) {
+        _cleanup_(claim_records_done) struct claim_records recs = {};
+        _cleanup_(freep) uint64_t *now = NULL;
+        int r;
+
+        r = claim_records_load(rootfd, t, c, &recs);
+        if (r >= 0)
+                r = ledger_read_pools(rootfd, t, &now);
+        if (r < 0) {
+                log_warning_errno(r, "Out of memory: the claims' records do not see this give-back");
+                return;
+        }
+        for (size_t i = 0; i < recs.n; i++) {
+                struct claim_record *rec = &recs.r[i];
+
+                for (size_t j = 0; j < rec->l.n; j++) {
+                        struct ledger_entry *e = &rec->l.entries[j];
+                        ssize_t k = slot(t, e->page_size, e->node);
+
+                        if (!rec->configured)
+                                e->ours = 0;
+                        else if (k >= 0 && now[k] != UINT64_MAX) {
+                                e->ours = MIN(e->ours, now[k]);
+                                e->last = now[k];
+                        }
+                }
+                r = record_save(rootfd, rec);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot write %s/" RUNDIR "/%s: %m", shown_root(), rec->file);
+                else if (!rec->configured)
+                        claim_pending_clear(rootfd, rec->name);
+        }
 }

@@ -21,6 +21,7 @@
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "plan/plan.h"
+#include "service/claim_record.h"
 #include "service/daemon_config.h"
 #include "service/give_back.h"
 #include "service/hostlock.h"
@@ -58,6 +59,7 @@ struct give_back {
          * these stay */
         uint64_t *claimed;
         size_t n_claims;     /* claims (names) kept */
+        struct config claims_config; /* the configuration read, for its claims */
         char claim_names[256]; /* "vm1, vm2", for the message */
 };
 
@@ -334,7 +336,7 @@ static int read_claims(struct give_back *g) {
                                         "the file to read" : "");
                 ret = EXIT_USAGE;
         }
-        config_done(&c);
+        g->claims_config = c;
         return ret;
 }
 
@@ -365,7 +367,7 @@ static int choose_config(struct give_back *g) {
 int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata, const char **config) {
         _cleanup_(closep) int rootfd = -1, mark_fd = -1, lock_fd = -1;
         struct give_back g = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S, .load = load, .userdata = userdata,
-                               .config = config };
+                               .config = config, .claims_config = CONFIG_INIT };
         struct error e = {};
         struct stop stop;
         bool waited;
@@ -424,6 +426,9 @@ int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata, 
         (void) job_recover_journal(rootfd, strcmp(g.root, "/") == 0);
         give_back_reserves(&g);
         give_back_pools(&g);
+        /* the claims given back whose give-back an unclaim left pending: done with these pools */
+        if (!g.failed)
+                claim_records_after_give_back(rootfd, &g.t, &g.claims_config);
         if (g.n_claims > 0) {
                 char line[sizeof(g.claim_names) + 128];
 
@@ -438,6 +443,7 @@ int give_back_main(int argc, char *argv[], daemon_load_fn load, void *userdata, 
 out:
         *config = NULL;
         free(g.recorded);
+        config_done(&g.claims_config);
         free(g.claimed);
         topology_done(&g.t);
         stop_done(&stop);

@@ -9,7 +9,9 @@
 #include "fill/fill_sysfs.h"
 #include "hooks.h"
 #include "plan/choose.h"
+#include "service/control.h"
 #include "service/hostlock.h"
+#include "service/job.h"
 #include "util/macro.h"
 #include "util/number.h"
 
@@ -39,6 +41,7 @@ __attribute__((constructor)) static void hooks_from_env(void) {
                 .probe_always = env_u64("HPFILLD_TEST_PROBE_ALWAYS") != 0,
                 .planned_fifo = getenv("HPFILLD_TEST_PLANNED_FIFO"),
                 .bench_pause_fifo = getenv("HPFILLD_TEST_BENCH_PAUSE_FIFO"),
+                .unclaimed_fifo = getenv("HPFILLD_TEST_UNCLAIMED_FIFO"),
         };
 }
 
@@ -70,6 +73,8 @@ WRAPPED(choose_worth_probing);
 WRAPPED(choose_probe_worth);
 WRAPPED(hostlock_take);
 WRAPPED(fflush);
+WRAPPED(job_run);
+WRAPPED(control_request);
 
 uint64_t __wrap_fill_count_step(struct fill_shared *s) {
         uint64_t n = __real_fill_count_step(s);
@@ -116,4 +121,18 @@ int __wrap_fflush(FILE *f) {
                 rendezvous(hooks.bench_pause_fifo);
         }
         return r;
+}
+
+/* unclaim's fill, its own or the daemon's: the rendezvous before it (hooks.h); the daemon calls
+ * job_run() too, without the variable */
+int __wrap_job_run(struct job *j, const struct config *c) {
+        if (hooks.unclaimed_fifo)
+                rendezvous(hooks.unclaimed_fifo);
+        return __real_job_run(j, c);
+}
+
+int __wrap_control_request(int fd, const char *request, int *ret_status, char *text, size_t size) {
+        if (hooks.unclaimed_fifo)
+                rendezvous(hooks.unclaimed_fifo);
+        return __real_control_request(fd, request, ret_status, text, size);
 }

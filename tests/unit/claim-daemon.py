@@ -5,6 +5,9 @@ command asks the daemon on its control socket (run/hpfilld/control) and returns 
 daemon's fill is done, so the pool holds the claim's pages the moment it returns; unclaim gives
 them back; a bad claim is refused (exit 2), its file gone, the daemon's plan unchanged; a short
 one is exit 3 with one line naming it; a daemon that reads no claims (--config) refuses them.
+An unclaim whose fill fails (the host lock held elsewhere), or that is killed before it asks the
+daemon, or whose daemon is killed in that fill (test hooks of hpfilld-hooked), leaves its
+give-back pending, and the next fill (a reload, the daemon's start) does it.
 Waits on the daemon's own messages and on the command's exit, never on the clock."""
 import fcntl
 import os
@@ -28,6 +31,48 @@ def test(hpfilld, work, root, notify):
     def free(n):
         with open(pool + "free_hugepages", "w") as f:
             f.write("%d\n" % n)
+
+    hooked = os.environ["HPFILLD_HOOKED"]
+    fifo = work + "/fifo"
+    os.mkfifo(fifo)
+
+    def paused(what):
+        # the rendezvous of the test hooks: "paused" from the hooked process (at most LIMIT s)
+        p = subprocess.run(["sh", "-c", 'read -r l <"$1" && echo "$l"', "sh", fifo], capture_output=True, text=True,
+                           timeout=LIMIT)
+        if p.stdout.strip() != "paused":
+            fail("%s: no rendezvous on the FIFO: %r" % (what, p.stdout))
+
+    def go(what):
+        # ... and on with it: it reads the FIFO until a writer closes it
+        paused(what)
+        with open(fifo, "w") as f:
+            f.write("go\n")
+
+    def done_with(name, what):
+        for f in ("unclaim." + name, "claim." + name):
+            if os.path.exists(root + "/run/hpfilld/" + f):
+                fail("%s: run/hpfilld/%s left" % (what, f))
+
+    def daemon_with_claim(name, *args):
+        # a daemon started (@args), then claim @name of 4 pages over the [Pool]'s 4, all free
+        d = start(notify, [hpfilld, "--root", root, *args])
+        notify.until("READY=1")
+        rc, out = claim("claim", name, "--pool", "2M:node0=8M")
+        if rc != 0 or nr() != 8:
+            fail("claim %s: exit %d, %d pages: %s" % (name, rc, nr(), out))
+        notify.until("READY=1")
+        free(8)
+        return d
+
+    def started_gives_back(name, what):
+        # a daemon started: its first fill gives back the pending give-back of claim @name
+        d = start(notify, [hpfilld, "--root", root])
+        notify.until("READY=1")
+        if nr() != 4:
+            fail("%s: %d pages, expected the [Pool]'s 4" % (what, nr()))
+        done_with(name, what)
+        stop(d, notify)
 
     def claim(*args):
         p = subprocess.run([hpfilld, *args, "--root", root, "-v"], capture_output=True, text=True, timeout=LIMIT)
@@ -126,13 +171,7 @@ def test(hpfilld, work, root, notify):
     # claim's file is gone, its pages (and record) stay; the next fill (a SIGHUP) gives them back
     with open(pool + "nr_hugepages", "w") as f:
         f.write("4\n")
-    d = start(notify, [hpfilld, "--root", root, "--lock-timeout", "0"])
-    notify.until("READY=1")
-    rc, out = claim("claim", "vm6", "--pool", "2M:node0=8M")
-    if rc != 0 or nr() != 8:
-        fail("claim vm6: exit %d, %d pages: %s" % (rc, nr(), out))
-    notify.until("READY=1")
-    free(8)
+    d = daemon_with_claim("vm6", "--lock-timeout", "0")
     lock = os.fdopen(os.open(root + "/run/hpfilld/host.lock", os.O_RDWR | os.O_CREAT, 0o600), "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     rc, out = claim("unclaim", "vm6")
@@ -150,10 +189,48 @@ def test(hpfilld, work, root, notify):
     notify.until("READY=1")
     if nr() != 4:
         fail("the reload after the failed unclaim left %d pages, expected the [Pool]'s 4" % nr())
-    for f in ("unclaim.vm6", "claim.vm6"):
-        if os.path.exists(root + "/run/hpfilld/" + f):
-            fail("run/hpfilld/%s left after the give-back was done" % f)
+    done_with("vm6", "the reload after the failed unclaim")
     stop(d, notify)
+
+    # an unclaim killed (a test hook of hpfilld-hooked) after it removed the claim's file, before
+    # it asked the daemon: the give-back stays pending, and the next daemon's start does it
+    d = daemon_with_claim("vm7")
+    u = subprocess.Popen([hooked, "unclaim", "vm7", "--root", root], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, HPFILLD_TEST_UNCLAIMED_FIFO=fifo))
+    paused("unclaim vm7")
+    u.kill()
+    u.communicate(timeout=LIMIT)
+    if os.path.exists(claims + "50-claim-vm7.conf") or not os.path.exists(root + "/run/hpfilld/unclaim.vm7"):
+        fail("unclaim vm7 killed after the removal: its file still there, or no give-back pending")
+    stop(d, notify)
+    if nr() != 8:
+        fail("unclaim vm7 killed before it asked the daemon: %d pages" % nr())
+    started_gives_back("vm7", "the daemon's start after unclaim vm7 was killed")
+
+    # the daemon killed in the fill of an unclaim (paused where it takes the host lock): the
+    # unclaim is exit 1, its give-back pending; the next daemon's start does it
+    d = start(notify, [hooked, "--root", root], HPFILLD_TEST_PLANNED_FIFO=fifo)
+    go("the daemon's first fill")
+    notify.until("READY=1")
+    c = subprocess.Popen([hpfilld, "claim", "vm8", "--pool", "2M:node0=8M", "--root", root], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    go("claim vm8")
+    out = c.communicate(timeout=LIMIT)[0]
+    if c.returncode != 0 or nr() != 8:
+        fail("claim vm8: exit %d, %d pages: %s" % (c.returncode, nr(), out))
+    notify.until("READY=1")
+    free(8)
+    u = subprocess.Popen([hpfilld, "unclaim", "vm8", "--root", root], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    paused("the daemon's fill of unclaim vm8")
+    d.kill()
+    d.wait(timeout=LIMIT)
+    out = u.communicate(timeout=LIMIT)[0]
+    if u.returncode != 1 or "give-back is pending" not in out:
+        fail("unclaim vm8 whose daemon died: exit %d: %s" % (u.returncode, out))
+    if nr() != 8:
+        fail("a daemon killed before its fill: %d pages" % nr())
+    started_gives_back("vm8", "the daemon's start after one died in unclaim vm8's fill")
 
 
 if __name__ == "__main__":

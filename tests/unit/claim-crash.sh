@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# An unclaim that dies between removing the claim's file and the fill that gives back its
+# pages (killed -9 at the rendezvous of HPFILLD_TEST_UNCLAIMED_FIFO, hpfilld-hooked) leaves its
+# give-back pending (run/hpfilld/unclaim.NAME, written before the file went), and the next
+# command finishes it: an unclaim of the same name, a claim of another, give-back; a claim made
+# anew takes its record back. Without a daemon, on a fake machine under --root; the daemon's
+# side is in tests/unit/claim-daemon.py.
+set -eu
+: "${HPFILLD:?}" "${HPFILLD_HOOKED:?}" "${SOURCE_ROOT:?}"
+. "$SOURCE_ROOT/tests/unit/fake-tree.sh"
+need_fake_kernel
+work_dir
+m=$work/m
+p=$m/sys/devices/system/node/node0/hugepages/hugepages-2048kB
+run_dir=$m/run/hpfilld
+# pages N WHAT: the pool holds N pages
+pages() {
+        [ "$(cat "$p/nr_hugepages")" = "$1" ] ||
+                bad "$2: $(cat "$p/nr_hugepages") pages, expected $1 ($(cat "$work/out" "$work/err"))"
+}
+# all_free: every page of the pool free (the fake kernel keeps free_hugepages as written)
+all_free() { cat "$p/nr_hugepages" >"$p/free_hugepages"; }
+# done_with NAME WHAT: no give-back of claim NAME pending, no record of it
+done_with() {
+        for f in "unclaim.$1" "claim.$1"; do
+                [ ! -e "$run_dir/$f" ] || bad "$2: run/hpfilld/$f is left: $(cat "$run_dir/$f")"
+        done
+}
+# crash NAME: hpfilld unclaim NAME killed where its claim's file is gone, before its fill
+crash() {
+        local pid rc=0 line
+        HPFILLD_TEST_UNCLAIMED_FIFO=$work/fifo "$HPFILLD_HOOKED" unclaim "$1" --root "$m" >"$work/out" 2>"$work/err" &
+        pid=$!
+        line=$(timeout 30 sh -c 'read -r l <"$1" && echo "$l"' sh "$work/fifo") || true
+        [ "$line" = paused ] || bad "unclaim $1: no rendezvous ('$line': a binary without the test hooks?)"
+        kill -9 "$pid"
+        wait "$pid" || rc=$?
+        [ "$rc" = 137 ] || bad "unclaim $1: exit $rc, expected killed"
+        [ ! -e "$m/run/hpfilld.conf.d/50-claim-$1.conf" ] || bad "unclaim $1 was killed before it removed the file"
+        [ -f "$run_dir/unclaim.$1" ] || bad "unclaim $1 killed after the removal: no give-back pending in run/hpfilld"
+}
+
+fake_machine "$m" 1 4096 2048
+mkdir -p "$m/etc"
+printf '[Pool]\nPageSize=2M\nAmount=4\n' >"$m/etc/hpfilld.conf"
+mkfifo "$work/fifo"
+
+# the next unclaim of it gives back what the claim got (its file gone already)
+run 0 claim vm1 --pool 2M:8
+pages 12 "claim vm1"
+all_free
+crash vm1
+pages 12 "unclaim vm1 killed"
+run 0 unclaim vm1
+pages 4 "unclaim vm1 after the one killed"
+grep -q "give-back is pending" "$work/err" || bad "no word of the pending give-back: $(cat "$work/err")"
+done_with vm1 "unclaim vm1 after the one killed"
+
+# a claim of another: its fill gives them back too
+run 0 claim vm1 --pool 2M:8
+all_free
+crash vm1
+run 0 claim vm2 --pool 2M:2
+pages 6 "claim vm2 after unclaim vm1 killed (the [Pool]'s 4, vm2's 2)"
+done_with vm1 "claim vm2 after unclaim vm1 killed"
+
+# give-back: all of hpfilld's but the claims' (vm2's 2)
+run 0 claim vm1 --pool 2M:8
+pages 14 "claim vm1 again"
+all_free
+crash vm1
+run 0 give-back
+pages 2 "give-back after unclaim vm1 killed"
+done_with vm1 "give-back after unclaim vm1 killed"
+
+# the claim made anew: its pages are its own again (nothing given back), and its unclaim gives
+# them back
+run 0 claim vm1 --pool 2M:8
+pages 14 "claim vm1 once more"
+all_free
+crash vm1
+run 0 claim vm1 --pool 2M:8
+pages 14 "claim vm1 made anew after its unclaim was killed"
+[ ! -e "$run_dir/unclaim.vm1" ] || bad "a claim made anew left the give-back pending"
+all_free
+run 0 unclaim vm1
+pages 6 "unclaim vm1 made anew"
+done_with vm1 "unclaim vm1 made anew"
+passed
