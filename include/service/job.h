@@ -66,6 +66,8 @@ struct job {
         bool create_mounts; /* a dry run: a page size without a hugetlbfs mount would get one (CreateMounts=) */
         bool mount_table_only; /* the mounts from the mount table, not libhugetlbfs (which keeps the
                                 * table it read first: a check before --create-mounts mounts) */
+        uint64_t skips_said; /* internal: the reservations whose skip was said (bit i: the plan's
+                              * reservation i), so the check again under the host lock says it once */
 };
 
 /* Puts back what fills that died left changed (journal.h), saying what it did. Returns how

@@ -538,6 +538,7 @@ int job_run(struct job *j, const struct config *c) {
         int r, ret = EXIT_FAIL;
 
         j->ran = false;
+        j->skips_said = 0;
         j->summary[0] = j->refused[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
         r = topology_read(j->rootfd, &topo, &e);
         if (r < 0) {

@@ -177,8 +177,11 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                          * mount table said), or an owner unknown here: that reservation alone is
                          * skipped, the fill goes on and exits 1. */
                         if (error != -ENOENT && !j->strict) {
-                                log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
-                                          reserves[i].error_what);
+                                if (i >= 64 || !(j->skips_said & UINT64_C(1) << i))
+                                        log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
+                                                  reserves[i].error_what);
+                                if (i < 64)
+                                        j->skips_said |= UINT64_C(1) << i;
                                 continue;
                         }
                         /* --check-config: what a fill would skip is not a good configuration */
