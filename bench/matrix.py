@@ -98,8 +98,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, benchlib.pool_kept(), benchlib.hvo_kept() as hvo_found:
         debian = os.path.join(tmp, "cmdline")
         with open("/proc/cmdline") as f, open(debian, "w") as out:
-            out.write(f.read().strip() + " init_on_alloc=1\n")
+            # first: the kernel hands every word after a " -- " to init, and so does hpfilld
+            out.write("init_on_alloc=1 " + f.read().strip() + "\n")
         ns = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" /proc/cmdline && exec "$@"', debian]
+        seen = subprocess.run(ns + [args.hpfilld, "--dry-run", "--pool", "2M:0", "--shrink"],
+                              capture_output=True, text=True)
+        if "init_on_alloc on" not in seen.stdout + seen.stderr:
+            sys.exit("the Debian cells would not show init_on_alloc=1 to hpfilld:\n" + seen.stdout + seen.stderr)
         for hvo in hvos:
             benchlib.write("nr_hugepages", 0)  # HVO applies to pages allocated from now on
             if hvo is not None:
