@@ -174,6 +174,11 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, ", kept as it was at %s (%s)", r->path,
                                                 r->use == RESERVE_USE_IN_USE ? "in use"
                                                                              : "cannot tell whether it is in use");
+                        else if (r->error && r->threads == 0 && r->faulted == 0)
+                                /* never started (an owner unknown, a mount refused): no fault to tell of */
+                                (void) snprintf(line, sizeof(line), "%s reservation: not made: %s%s%s", r->plan->name,
+                                                r->error_what, r->error == -ESRCH ? "" : ": ",
+                                                r->error == -ESRCH ? "" : strerror(-r->error));
                         else if (r->error)
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, ", failed: %s: %s", r->error_what,
                                                 strerror(-r->error));

@@ -107,6 +107,8 @@ expect_in "$WORK/err" "bad.conf:1: Owner=no-such-user-here: no such user: this r
 expect_in "$WORK/err" "bad.conf:6: Group=no-such-group-here: no such group: this reservation is skipped"
 # said once each, not again by the check under the host lock
 [ "$(grep -c ': this reservation is skipped$' "$WORK/err")" = 2 ] || fail "a skip said more than once: $(cat "$WORK/err")"
+expect_in "$WORK/out" "^vm5 reservation: not made: Owner=no-such-user-here: no such user$"
+expect_in "$WORK/out" "^vm6 reservation: not made: Group=no-such-group-here: no such group$"
 expect_in "$WORK/out" "^vm7 reservation: 4/4 2M pages"
 [ "$(stat -c '%u' "$MNT/hpfilld/vm7")" = 65534 ] || fail "vm7: owner $(stat -c '%u' "$MNT/hpfilld/vm7")"
 [ ! -e "$MNT/hpfilld/vm6" ] || fail "a reservation with an unknown group was made"
