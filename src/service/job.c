@@ -471,40 +471,6 @@ static int plan_checked(struct job *j, const struct topology *t, const struct co
         return job_check(j, t, *counts, p, *reserves);
 }
 
-/* One fill per host, from before the first write until all is put back: takes the host lock
- * and, when another fill held it or the pools moved since the plan (a fill that ran between
- * the plan and the lock; a workload), plans and checks again on the pools as they are (their
- * pages may leave no room in the budget, or take the free pages a reservation needed; pages
- * other mappings reserved do not show in the counts, so a plan with reservations is always
- * checked again). 0 with the lock's fd in *ret_fd (-1 where the caller holds it), or -1 with *ret
- * the run's exit status. */
-static int lock_host(struct job *j, const struct topology *t, const struct config *c,
-                     const struct kernel_features *caps, struct pool_counts **counts, struct plan *p,
-                     struct reserve_run **reserves, int *ret_fd, int *ret) {
-        _cleanup_(closep) int fd = -1;
-        bool waited;
-
-        *ret = EXIT_FAIL;
-        if (j->lock_held) {
-                /* the caller's, taken before it read the configuration */
-                waited = false;
-        } else {
-                fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop,
-                                   &(struct hostlock_wait) { j->waiting, j->userdata }, &waited);
-                if (fd < 0)
-                        return -1;
-        }
-        /* what a fill that died left raised: put back before we read the pools */
-        job_recover_journal(j->rootfd, j->host);
-        *ret = waited || p->n_reserves > 0 || job_counts_changed(j->rootfd, t, *counts)
-                       ? plan_checked(j, t, c, caps, counts, p, reserves)
-                       : EXIT_OK;
-        if (*ret != EXIT_OK)
-                return -1;
-        *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
 /* @c with the claims' records read, and config.gone from them: the claims given back give back
  * what they got, never more. A copy of @c, its gone list its own (job_gone_done()). */
 static int job_gone(struct job *j, const struct topology *t, const struct config *c, struct claim_records *recs,
@@ -526,9 +492,59 @@ static void job_gone_done(struct config *c) {
         for (size_t i = 0; i < c->n_gone; i++)
                 amount_done(&c->gone[i].amount);
         free(c->gone);
+        c->gone = NULL;
+        c->n_gone = 0;
+}
+
+/* One fill per host, from before the first write until all is put back: takes the host lock
+ * and, when another fill held it or the pools moved since the plan (a fill that ran between
+ * the plan and the lock; a workload), plans and checks again on the pools as they are (their
+ * pages may leave no room in the budget, or take the free pages a reservation needed; pages
+ * other mappings reserved do not show in the counts, so a plan with reservations is always
+ * checked again). With @recs (the claims' records, read before the lock: @c is @with_gone,
+ * @files with their give-backs, job_gone()), the records are read again under the lock, and a
+ * plan that gives back, or would now, is made again on them: another fill (an unclaim's, a
+ * --once's) may have given back a pending claim's pages since, and a give-back planned on the
+ * records as they were would take as many again, from the [Pool]'s or an admin's. 0 with the
+ * lock's fd in *ret_fd (-1 where the caller holds it), or -1 with *ret the run's exit status. */
+static int lock_host(struct job *j, const struct topology *t, const struct config *c, const struct config *files,
+                     struct claim_records *recs, struct config *with_gone, const struct kernel_features *caps,
+                     struct pool_counts **counts, struct plan *p, struct reserve_run **reserves, int *ret_fd,
+                     int *ret) {
+        _cleanup_(closep) int fd = -1;
+        bool waited, gives_back = false;
+
+        *ret = EXIT_FAIL;
+        if (j->lock_held) {
+                /* the caller's, taken before it read the configuration */
+                waited = false;
+        } else {
+                fd = hostlock_take(j->rootfd, j->task ?: "hpfilld", j->lock_timeout_s, j->stop,
+                                   &(struct hostlock_wait) { j->waiting, j->userdata }, &waited);
+                if (fd < 0)
+                        return -1;
+        }
+        /* what a fill that died left raised: put back before we read the pools */
+        job_recover_journal(j->rootfd, j->host);
+        if (recs && !j->lock_held) {
+                gives_back = with_gone->n_gone > 0;
+                claim_records_done(recs);
+                job_gone_done(with_gone);
+                if (job_gone(j, t, files, recs, with_gone) < 0)
+                        return -1;
+                gives_back |= with_gone->n_gone > 0;
+        }
+        *ret = waited || gives_back || p->n_reserves > 0 || job_counts_changed(j->rootfd, t, *counts)
+                       ? plan_checked(j, t, c, caps, counts, p, reserves)
+                       : EXIT_OK;
+        if (*ret != EXIT_OK)
+                return -1;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
 }
 
 int job_run(struct job *j, const struct config *c) {
+        const struct config *files = c;
         _cleanup_(closep) int lock_fd = -1;
         _cleanup_(claim_records_done) struct claim_records recs = {};
         struct config with_gone = { .n_gone = 0 };
@@ -573,7 +589,8 @@ int job_run(struct job *j, const struct config *c) {
                 goto out;
         if (j->record)
                 record_claims(j, &topo, c);
-        if (lock_host(j, &topo, c, &caps, &counts, &plan, &reserves, &lock_fd, &ret) < 0)
+        if (lock_host(j, &topo, c, files, c == &with_gone ? &recs : NULL, &with_gone, &caps, &counts, &plan, &reserves,
+                      &lock_fd, &ret) < 0)
                 goto out;
         /* the one-offs' ledger as it is now, under the lock: another fill (the daemon's) may have
          * counted in it since it was read, and a copy from before would count its pages again */

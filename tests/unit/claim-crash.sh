@@ -4,8 +4,10 @@
 # pages (killed -9 at the rendezvous of HPFILLD_TEST_UNCLAIMED_FIFO, hpfilld-hooked) leaves its
 # give-back pending (run/hpfilld/unclaim.NAME, written before the file went), and the next
 # command finishes it: an unclaim of the same name, a claim of another, give-back; a claim made
-# anew takes its record back. Without a daemon, on a fake machine under --root; the daemon's
-# side is in tests/unit/claim-daemon.py.
+# anew takes its record back. A fill that planned a pending give-back before the host lock, which
+# another did meanwhile, gives back nothing more.
+# Without a daemon, on a fake machine under --root; the daemon's side is in
+# tests/unit/claim-daemon.py.
 set -eu
 : "${HPFILLD:?}" "${HPFILLD_HOOKED:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
@@ -27,13 +29,18 @@ done_with() {
                 [ ! -e "$run_dir/$f" ] || bad "$2: run/hpfilld/$f is left: $(cat "$run_dir/$f")"
         done
 }
+# paused WHAT: the rendezvous of a test hook on $work/fifo, "paused" (at most 30 s)
+paused() {
+        local line
+        line=$(timeout 30 sh -c 'read -r l <"$1" && echo "$l"' sh "$work/fifo") || true
+        [ "$line" = paused ] || bad "$1: no rendezvous ('$line': a binary without the test hooks?)"
+}
 # crash NAME: hpfilld unclaim NAME killed where its claim's file is gone, before its fill
 crash() {
-        local pid rc=0 line
+        local pid rc=0
         HPFILLD_TEST_UNCLAIMED_FIFO=$work/fifo "$HPFILLD_HOOKED" unclaim "$1" --root "$m" >"$work/out" 2>"$work/err" &
         pid=$!
-        line=$(timeout 30 sh -c 'read -r l <"$1" && echo "$l"' sh "$work/fifo") || true
-        [ "$line" = paused ] || bad "unclaim $1: no rendezvous ('$line': a binary without the test hooks?)"
+        paused "unclaim $1"
         kill -9 "$pid"
         wait "$pid" || rc=$?
         [ "$rc" = 137 ] || bad "unclaim $1: exit $rc, expected killed"
@@ -87,4 +94,27 @@ all_free
 run 0 unclaim vm1
 pages 6 "unclaim vm1 made anew"
 done_with vm1 "unclaim vm1 made anew"
+
+# a --once that read vm1's pending give-back (8 pages) and planned it, held before the host lock
+# (HPFILLD_TEST_PLANNED_FIFO) while an unclaim of vm1 gives those 8 back: with the lock, it plans
+# on the records as they are then, and gives back nothing more (not the 4 an admin added)
+run 0 claim vm1 --pool 2M:8
+pages 14 "claim vm1 before the race"
+echo 18 >"$p/nr_hugepages"
+all_free
+crash vm1
+HPFILLD_TEST_PLANNED_FIFO=$work/fifo "$HPFILLD_HOOKED" --once --root "$m" >"$work/once.out" 2>"$work/once.err" &
+pid=$!
+paused "--once, before the host lock"
+run 0 unclaim vm1
+pages 10 "unclaim vm1 while a --once that planned its give-back waits"
+all_free
+timeout 30 sh -c 'echo go >"$1"' sh "$work/fifo" || bad "the paused --once did not take $work/fifo back"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 0 ] || bad "--once after the unclaim: exit $rc: $(cat "$work/once.out" "$work/once.err")"
+pages 10 "--once that planned vm1's give-back before unclaim vm1 did it (the [Pool]'s 4, vm2's 2, the admin's 4)"
+done_with vm1 "--once after unclaim vm1"
+echo 6 >"$p/nr_hugepages"
+
 passed
