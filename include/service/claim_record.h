@@ -46,8 +46,17 @@ int claim_pending(int rootfd, const char *name);
  * RUNDIR; the pages each claim and [Pool] has on @t. A record that cannot be read is said and
  * counts none. */
 int claim_records_load(int rootfd, const struct topology *t, const struct config *c, struct claim_records *ret);
+/* For a fill: each record sees the pools as they are, pages that left one since it last looked
+ * being its (as a ledger counts them): a give-back is planned on what is left. Not after
+ * `hpfilld give-back`, which takes none of the claims' pages (claim_records_after_give_back()). */
+int claim_records_see(int rootfd, const struct topology *t, struct claim_records *recs);
 /* Reads each record again: under the host lock, as the fill that counts in them finds them. */
 void claim_records_reread(int rootfd, struct claim_records *recs);
+/* Before a fill's first write, under its host lock, with @before as ledger_read_pools() read
+ * it: each record sees the pools at @before and is written so. A fill that dies after its writes,
+ * before claim_records_count(), leaves records that the next fill sees the pools left since:
+ * what it gave back is never given back again (from the [Pool]'s or an admin's pages). */
+void claim_records_before(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before);
 /* Pure. What the planner may give back (config.gone): each pool's pages of the claims given
  * back, and of a claim made smaller what its record holds beyond its pages now, as per-node
  * page amounts. */

@@ -169,6 +169,20 @@ static int record_add(int rootfd, const struct topology *t, const struct config 
 /* Pending give-backs read at a time: a mark past them waits for the next fill (said). */
 #define CLAIM_PENDING_MAX 256
 
+/* Each record sees the pools at @now (size-major, UINT64_MAX where not read): pages that left a
+ * pool since it last looked were its (as a ledger counts them), and no give-back takes them
+ * again (those of a fill that died after its writes, before it counted them). */
+static void records_see(const struct topology *t, struct claim_records *recs, const uint64_t *now) {
+        for (size_t i = 0; i < recs->n; i++)
+                for (size_t j = 0; j < recs->r[i].l.n; j++) {
+                        struct ledger_entry *e = &recs->r[i].l.entries[j];
+                        ssize_t k = slot(t, e->page_size, e->node);
+
+                        if (k >= 0 && now[k] != UINT64_MAX)
+                                (void) ledger_seen(&recs->r[i].l, e->page_size, e->node, now[k]);
+                }
+}
+
 int claim_records_load(int rootfd, const struct topology *t, const struct config *c, struct claim_records *ret) {
         _cleanup_(freep) char (*pending)[64] = calloc(CLAIM_PENDING_MAX, sizeof(*pending));
         struct claim_records recs = {};
@@ -194,6 +208,15 @@ int claim_records_load(int rootfd, const struct topology *t, const struct config
         }
         *ret = recs;
         return 0;
+}
+
+int claim_records_see(int rootfd, const struct topology *t, struct claim_records *recs) {
+        _cleanup_(freep) uint64_t *now = NULL;
+        int r = ledger_read_pools(rootfd, t, &now);
+
+        if (r >= 0)
+                records_see(t, recs, now);
+        return r;
 }
 
 void claim_records_reread(int rootfd, struct claim_records *recs) {
@@ -327,6 +350,18 @@ static int record_save(int rootfd, const struct claim_record *rec) {
         if (dirfd < 0)
                 return dirfd;
         return unlinkat(dirfd, rec->file, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+void claim_records_before(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before) {
+        records_see(t, recs, before);
+        for (size_t i = 0; i < recs->n; i++) {
+                int r = record_save(rootfd, &recs->r[i]);
+
+                if (r < 0)
+                        log_warning_errno(r, "Cannot write %s/" RUNDIR "/%s: %m; a fill that dies before it counts "
+                                          "what it gave back of claim %s may give back as many again", shown_root(),
+                                          recs->r[i].file, recs->r[i].name);
+        }
 }
 
 void claim_pending_clear(int rootfd, const char *name) {

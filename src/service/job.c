@@ -482,6 +482,8 @@ static int job_gone(struct job *j, const struct topology *t, const struct config
         ret->n_gone = 0;
         r = claim_records_load(j->rootfd, t, c, recs);
         if (r >= 0)
+                r = claim_records_see(j->rootfd, t, recs);
+        if (r >= 0)
                 r = claim_records_gone(t, recs, &ret->gone, &ret->n_gone);
         if (r < 0)
                 log_error_errno(r, "Out of memory");
@@ -601,6 +603,8 @@ int job_run(struct job *j, const struct config *c) {
         /* under the lock: what the pools hold now is what this fill starts from */
         if (j->ledger && ledger_read_pools(j->rootfd, &topo, &before) < 0)
                 log_warning("Out of memory: ReleaseOnStop= will not give back what this fill adds");
+        if (before && recs.n > 0)
+                claim_records_before(j->rootfd, &topo, &recs, before);
         start = now_ns();
         ret = run(j, &topo, &plan, reserves, &caps);
         j->ran = ret == EXIT_OK || ret == EXIT_SHORT;

@@ -5,7 +5,8 @@
 # give-back pending (run/hpfilld/unclaim.NAME, written before the file went), and the next
 # command finishes it: an unclaim of the same name, a claim of another, give-back; a claim made
 # anew takes its record back. A fill that planned a pending give-back before the host lock, which
-# another did meanwhile, gives back nothing more.
+# another did meanwhile, gives back nothing more; nor does the fill after one killed past its
+# writes; give-back leaves a claim's record whole.
 # Without a daemon, on a fake machine under --root; the daemon's side is in
 # tests/unit/claim-daemon.py.
 set -eu
@@ -117,4 +118,42 @@ pages 10 "--once that planned vm1's give-back before unclaim vm1 did it (the [Po
 done_with vm1 "--once after unclaim vm1"
 echo 6 >"$p/nr_hugepages"
 
+# an unclaim killed after its fill's write gave back vm1's 8 (HPFILLD_TEST_PAUSE_FIFO after the
+# first step), before it counted them in the records: the next fill sees that they left, and
+# gives back nothing more (not the 4 an admin added before)
+run 0 claim vm1 --pool 2M:8
+pages 14 "claim vm1 before the unclaim killed after its write"
+echo 18 >"$p/nr_hugepages"
+all_free
+HPFILLD_TEST_PAUSE_FIFO=$work/fifo HPFILLD_TEST_PAUSE_AFTER_STEPS=1 "$HPFILLD_HOOKED" unclaim vm1 --root "$m" \
+        >"$work/out" 2>"$work/err" &
+pid=$!
+paused "unclaim vm1, after its first write"
+kill -9 "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 137 ] || bad "unclaim vm1 paused after its write: exit $rc, expected killed"
+pages 10 "unclaim vm1 killed after its write"
+[ -f "$run_dir/unclaim.vm1" ] || bad "unclaim vm1 killed in its fill: no give-back pending"
+all_free
+run 0 unclaim vm1
+pages 10 "unclaim vm1 after one killed after its write (the [Pool]'s 4, vm2's 2, the admin's 4)"
+done_with vm1 "unclaim vm1 after one killed after its write"
+echo 6 >"$p/nr_hugepages"
+
+# give-back takes none of a claim's pages: the record stays whole, and the claim's unclaim gives
+# back all it got (on a machine anew: vm1's 6 over the [Pool]'s 4, 4 more by a --once --pool)
+fake_machine "$m" 1 4096 2048
+mkdir -p "$m/etc"
+printf '[Pool]\nPageSize=2M\nAmount=4\n' >"$m/etc/hpfilld.conf"
+run 0 claim vm1 --pool 2M:6
+run 0 --once --pool 2M:14
+pages 14 "claim vm1 and a --once --pool beside it"
+all_free
+run 0 give-back
+pages 6 "give-back beside claim vm1"
+rm "$m/etc/hpfilld.conf"
+run 0 unclaim vm1
+pages 0 "unclaim vm1 after a give-back"
+done_with vm1 "unclaim vm1 after a give-back"
 passed
