@@ -16,8 +16,10 @@
 /* RUNDIR/unclaim.NAME: claim NAME is given back and its give-back not done yet. Every fill that
  * counts the claims' records (job.claims) gives back what the record of a claim so marked that
  * the configuration no longer has holds, and removes the mark (and the record) once its writes
- * are done; until then each fill tries again. A mark whose claim the configuration has (a claim
- * made anew) is removed by the next fill: the record is the claim's again. */
+ * are done; until then each fill tries again. A mark whose claim the configuration has is left
+ * alone (the record is that claim's while it has it): a fill's configuration may be older than
+ * the files (a daemon's first fill, read before an unclaim removed the file); the fill of the
+ * `hpfilld claim` that made the claim anew removes it (job.claim_made). */
 #define CLAIM_PENDING_PREFIX "unclaim."
 
 struct claim_record {
@@ -72,9 +74,10 @@ void claim_records_filled(struct claim_records *recs, size_t k, uint64_t page_si
 /* After a fill (@ran: its writes done, exit 0 or 3), with @before as ledger_read_pools() read it
  * under the same host lock: each record counts it and is written back; with @ran, a claim given
  * back is done (its record and its mark removed; what it had in use stays, nobody's claim) and
- * a smaller one keeps at most its pages. Without @ran, the give-backs stay pending. */
+ * a smaller one keeps at most its pages. Without @ran, the give-backs stay pending. The mark of
+ * claim @made (NULL: none), which the configuration has, is removed. */
 void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
-                         bool ran);
+                         bool ran, const char *made);
 /* After `hpfilld give-back` (under its host lock), which gave back the pages of the claims @c
  * has not and kept those of its claims: the give-backs pending are done (marks and records
  * removed), and the other records see the pools as it left them. */

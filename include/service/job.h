@@ -57,6 +57,9 @@ struct job {
         /* with a ledger: the claims' records (claim_record.h) count what the fill adds for each
          * claim, and what config.gone names gives back what its record holds */
         bool claims;
+        /* with claims: the fill of `hpfilld claim NAME`, on a configuration read since it wrote
+         * the claim's file: a give-back of NAME left pending is done with (claim_record.h) */
+        const char *claim_made;
         bool ran; /* out: the fill's writes were done (exit 0 or 3 from the fill itself) */
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);

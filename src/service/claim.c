@@ -304,6 +304,7 @@ static int fill_here(const struct claim_cmd *c, int rootfd, struct config *confi
                 .record = &record,
                 .ledger = &ledger,
                 .claims = true,
+                .claim_made = c->unclaim ? NULL : c->name,
         };
         int ret;
 

@@ -375,7 +375,7 @@ void claim_pending_clear(int rootfd, const char *name) {
 }
 
 void claim_records_count(int rootfd, const struct topology *t, struct claim_records *recs, const uint64_t *before,
-                         bool ran) {
+                         bool ran, const char *made) {
         _cleanup_(freep) uint64_t *after = NULL;
         int r;
 
@@ -401,8 +401,10 @@ void claim_records_count(int rootfd, const struct topology *t, struct claim_reco
                 if (q < 0)
                         log_warning_errno(q, "Cannot write %s/" RUNDIR "/%s: %m; unclaim %s may give back less than it got",
                                           shown_root(), rec->file, rec->name);
-                /* a claim made anew is its record's again; one given back is done once it ran */
-                else if (rec->configured || ran)
+                /* one given back is done once it ran; the mark of a claim this fill's configuration
+                 * has stays (that configuration may be older than the files: a daemon's first fill,
+                 * read before an unclaim removed the file), but for the claim made anew */
+                else if (rec->configured ? made && strcmp(made, rec->name) == 0 : ran)
                         claim_pending_clear(rootfd, rec->name);
         }
         if (r < 0)

@@ -106,8 +106,9 @@ static void waiting(void *userdata) {
                 (void) notifyf("WATCHDOG=1");
 }
 
-/* One fill of the configuration in use; its summary also in @ret_summary (NULL: not wanted). */
-static int fill(struct daemon *d, const char *task, char *ret_summary, size_t size) {
+/* One fill of the configuration in use; its summary also in @ret_summary (NULL: not wanted).
+ * @claim_made: the claim `hpfilld claim` asked for, in the files just read (else NULL). */
+static int fill(struct daemon *d, const char *task, const char *claim_made, char *ret_summary, size_t size) {
         struct fill_record record = {};
         struct job j = {
                 .rootfd = d->rootfd,
@@ -121,6 +122,7 @@ static int fill(struct daemon *d, const char *task, char *ret_summary, size_t si
                 .record = &record,
                 .ledger = &d->ledger,
                 .claims = true,
+                .claim_made = claim_made,
         };
         int r;
 
@@ -328,7 +330,7 @@ static void hotplug(struct daemon *d, bool timer) {
         }
         d->hotplug_pending = false;
         log_info("Memory came online, filling again");
-        (void) fill(d, "hpfilld daemon, memory came online", NULL, 0);
+        (void) fill(d, "hpfilld daemon, memory came online", NULL, NULL, 0);
         d->hotplug_done_ns = now_ns();
 }
 
@@ -373,7 +375,7 @@ static int reload(struct daemon *d, const char *want_claim, char *msg, size_t si
                  d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s",
                  d->config.n_claims, d->config.n_claims == 1 ? "" : "s");
         arm_metrics(d);
-        r = fill(d, "hpfilld daemon, reload", msg, size);
+        r = fill(d, "hpfilld daemon, reload", want_claim, msg, size);
         if (r == EXIT_USAGE) {
                 /* its plan refused it, before any write: the configuration in use stays, or the
                  * next reload would take the refused one's claims for claims given back (a claim
@@ -562,7 +564,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 log_warning_errno(r, "Cannot read %s/" LEDGER_FILE ": %m; ReleaseOnStop= gives back only what this "
                                      "daemon adds", shown_root());
 
-        ret = fill(&d, "hpfilld daemon, first fill", NULL, 0);
+        ret = fill(&d, "hpfilld daemon, first fill", NULL, NULL, 0);
         if (!stop_requested(&d.stop)) {
                 if (ret != EXIT_OK)
                         goto out;

@@ -615,7 +615,7 @@ int job_run(struct job *j, const struct config *c) {
         if (before && recs.n > 0) {
                 /* as they are now, under the lock */
                 claim_records_reread(j->rootfd, &recs);
-                claim_records_count(j->rootfd, &topo, &recs, before, j->ran);
+                claim_records_count(j->rootfd, &topo, &recs, before, j->ran, j->claim_made);
         }
 out:
         report_flush(j);

@@ -7,7 +7,9 @@ them back; a bad claim is refused (exit 2), its file gone, the daemon's plan unc
 one is exit 3 with one line naming it; a daemon that reads no claims (--config) refuses them.
 An unclaim whose fill fails (the host lock held elsewhere), or that is killed before it asks the
 daemon, or whose daemon is killed in that fill (test hooks of hpfilld-hooked), leaves its
-give-back pending, and the next fill (a reload, the daemon's start) does it.
+give-back pending, and the next fill (a reload, the daemon's start) does it; a daemon's fill on a
+configuration read before the unclaim removed the file (its first) leaves it pending too, and
+the claim made anew through the daemon takes it for done.
 Waits on the daemon's own messages and on the command's exit, never on the clock."""
 import fcntl
 import os
@@ -36,7 +38,7 @@ def test(hpfilld, work, root, notify):
     fifo = work + "/fifo"
     os.mkfifo(fifo)
 
-    def paused(what):
+    def paused(what, fifo=fifo):
         # the rendezvous of the test hooks: "paused" from the hooked process (at most LIMIT s)
         p = subprocess.run(["sh", "-c", 'read -r l <"$1" && echo "$l"', "sh", fifo], capture_output=True, text=True,
                            timeout=LIMIT)
@@ -73,6 +75,18 @@ def test(hpfilld, work, root, notify):
             fail("%s: %d pages, expected the [Pool]'s 4" % (what, nr()))
         done_with(name, what)
         stop(d, notify)
+
+    def unclaim_killed(name, fifo=fifo):
+        # hpfilld unclaim @name killed (a test hook of hpfilld-hooked, on @fifo) after it removed
+        # the claim's file, before it asked the daemon: the give-back left pending
+        u = subprocess.Popen([hooked, "unclaim", name, "--root", root], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=dict(os.environ, HPFILLD_TEST_UNCLAIMED_FIFO=fifo))
+        paused("unclaim " + name, fifo)
+        u.kill()
+        u.communicate(timeout=LIMIT)
+        mark = root + "/run/hpfilld/unclaim." + name
+        if os.path.exists(claims + "50-claim-%s.conf" % name) or not os.path.exists(mark):
+            fail("unclaim %s killed after the removal: its file still there, or no give-back pending" % name)
 
     def claim(*args):
         p = subprocess.run([hpfilld, *args, "--root", root, "-v"], capture_output=True, text=True, timeout=LIMIT)
@@ -195,13 +209,7 @@ def test(hpfilld, work, root, notify):
     # an unclaim killed (a test hook of hpfilld-hooked) after it removed the claim's file, before
     # it asked the daemon: the give-back stays pending, and the next daemon's start does it
     d = daemon_with_claim("vm7")
-    u = subprocess.Popen([hooked, "unclaim", "vm7", "--root", root], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=dict(os.environ, HPFILLD_TEST_UNCLAIMED_FIFO=fifo))
-    paused("unclaim vm7")
-    u.kill()
-    u.communicate(timeout=LIMIT)
-    if os.path.exists(claims + "50-claim-vm7.conf") or not os.path.exists(root + "/run/hpfilld/unclaim.vm7"):
-        fail("unclaim vm7 killed after the removal: its file still there, or no give-back pending")
+    unclaim_killed("vm7")
     stop(d, notify)
     if nr() != 8:
         fail("unclaim vm7 killed before it asked the daemon: %d pages" % nr())
@@ -231,6 +239,43 @@ def test(hpfilld, work, root, notify):
     if nr() != 8:
         fail("a daemon killed before its fill: %d pages" % nr())
     started_gives_back("vm8", "the daemon's start after one died in unclaim vm8's fill")
+
+    # a daemon's first fill on a configuration read before an unclaim removed the claim's file
+    # (the daemon held where it takes the host lock; the unclaim killed before it asked it): that
+    # fill still has claim vm9, gives nothing back, and must leave the give-back pending; the
+    # next daemon's start does it
+    d = daemon_with_claim("vm9")
+    stop(d, notify)
+    d = start(notify, [hooked, "--root", root], HPFILLD_TEST_PLANNED_FIFO=fifo)
+    paused("the daemon's first fill, vm9 in its configuration")
+    fifo2 = work + "/fifo2"
+    os.mkfifo(fifo2)
+    unclaim_killed("vm9", fifo2)
+    with open(fifo, "w") as f:
+        f.write("go\n")
+    notify.until("READY=1")
+    if nr() != 8:
+        fail("the daemon's first fill with vm9 in its configuration: %d pages, expected 8" % nr())
+    if not os.path.exists(root + "/run/hpfilld/unclaim.vm9"):
+        fail("the daemon's first fill, on a configuration older than unclaim vm9, took its give-back for done")
+    stop(d, notify)
+    started_gives_back("vm9", "the daemon's start after the one whose configuration had vm9")
+
+    # the claim made anew through the daemon after its unclaim was killed: the daemon's fill of
+    # that claim takes the give-back pending for done (the record is the claim's again)
+    d = daemon_with_claim("vm10")
+    unclaim_killed("vm10")
+    rc, out = claim("claim", "vm10", "--pool", "2M:node0=8M")
+    if rc != 0 or nr() != 8 or os.path.exists(root + "/run/hpfilld/unclaim.vm10"):
+        fail("claim vm10 made anew through the daemon: exit %d, %d pages, or its give-back left pending: %s"
+             % (rc, nr(), out))
+    notify.until("READY=1")
+    rc, out = claim("unclaim", "vm10")
+    if rc != 0 or nr() != 4:
+        fail("unclaim vm10 made anew: exit %d, %d pages: %s" % (rc, nr(), out))
+    done_with("vm10", "unclaim vm10 made anew")
+    notify.until("READY=1")
+    stop(d, notify)
 
 
 if __name__ == "__main__":
