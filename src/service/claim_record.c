@@ -91,8 +91,9 @@ int claim_pending(int rootfd, const char *name) {
         return errno == ENOENT ? 0 : -errno;
 }
 
-/* The names of the claims marked given back, into @names (room for @max): how many, or a
- * negative errno. A mark whose name is no claim's name is not ours: left alone. */
+/* The names of the claims marked given back, into @names (room for @max; those past it wait for
+ * a later fill, said): how many, or a negative errno. A mark whose name is no claim's name is
+ * not ours: left alone. */
 static ssize_t pending_names(int rootfd, char (*names)[64], size_t max) {
         _cleanup_(closep) int dirfd = rundir_open_existing(rootfd);
         struct dirent *de;
@@ -115,8 +116,9 @@ static ssize_t pending_names(int rootfd, char (*names)[64], size_t max) {
                     check_name(name, "claim", &(struct error) {}) < 0)
                         continue;
                 if (n == max) {
-                        (void) closedir(d);
-                        return -E2BIG;
+                        log_notice("More than %zu give-backs pending in %s/" RUNDIR ": the rest wait for the next fill",
+                                   max, shown_root());
+                        break;
                 }
                 memcpy(names[n++], name, strlen(name) + 1);
         }

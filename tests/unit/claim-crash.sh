@@ -6,7 +6,8 @@
 # command finishes it: an unclaim of the same name, a claim of another, give-back; a claim made
 # anew takes its record back. A fill that planned a pending give-back before the host lock, which
 # another did meanwhile, gives back nothing more; nor does the fill after one killed past its
-# writes; give-back leaves a claim's record whole.
+# writes; more give-backs pending than a fill reads at once are done by the fills that follow;
+# give-back leaves a claim's record whole.
 # Without a daemon, on a fake machine under --root; the daemon's side is in
 # tests/unit/claim-daemon.py.
 set -eu
@@ -140,6 +141,19 @@ run 0 unclaim vm1
 pages 10 "unclaim vm1 after one killed after its write (the [Pool]'s 4, vm2's 2, the admin's 4)"
 done_with vm1 "unclaim vm1 after one killed after its write"
 echo 6 >"$p/nr_hugepages"
+
+# more give-backs pending than a fill reads at a time (256): each fill does those it read, the
+# rest wait for the next one; none waits for ever
+run 0 claim vm1 --pool 2M:8
+pages 14 "claim vm1 before 300 more give-backs pending"
+all_free
+crash vm1
+for i in $(seq 300); do : >"$run_dir/unclaim.gone$i"; done
+run 0 --once
+run 0 --once
+pages 6 "two fills after unclaim vm1 killed, 300 more give-backs pending"
+done_with vm1 "two fills with 301 give-backs pending"
+! ls "$run_dir" | grep -q '^unclaim\.' || bad "give-backs left pending after two fills: $(ls "$run_dir")"
 
 # give-back takes none of a claim's pages: the record stays whole, and the claim's unclaim gives
 # back all it got (on a machine anew: vm1's 6 over the [Pool]'s 4, 4 more by a --once --pool)
