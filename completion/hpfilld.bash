@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# bash completion for hpfilld(8): options, the status, bench, give-back, claim and unclaim verbs,
+# bash completion for hpfilld(8): options, the status, bench, give-back, claim, unclaim and reload verbs,
 # the page sizes this kernel offers, NUMA node names, reservation names for --release, --reserve's
 # parts (hugetlbfs mounts for mount=), claim names for unclaim.
 # shellcheck shell=bash
@@ -148,7 +148,7 @@ _hpfilld() {
         cur=${_hpfilld_w[_hpfilld_cw]}
         prev=${_hpfilld_w[_hpfilld_cw - 1]-}
         root=$(_hpfilld_root)
-        [[ ${_hpfilld_w[1]-} == @(status|bench|give-back|claim|unclaim) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
+        [[ ${_hpfilld_w[1]-} == @(status|bench|give-back|claim|unclaim|reload) ]] && ((_hpfilld_cw > 1)) && verb=${_hpfilld_w[1]}
         COMPREPLY=()
 
         if [[ $cur == --*=* ]]; then
@@ -168,11 +168,12 @@ _hpfilld() {
                                 [[ $cur != -* ]] && words=$(_hpfilld_claims "$root")
                                 ;;
                         give-back) words="--config --lock-timeout --root --help" ;;
+                        reload) words="--root --help" ;;
                         *)
                                 words="--help --version --once --pool --config --mode --threads-per-node --min
                                        --shrink --drop-caches --reserve --release --dry-run --json --check-config --pools-only --create-mounts
                                        --root --log-target --lock-timeout --metrics-file --verbose --quiet"
-                                [ "$_hpfilld_cw" = 1 ] && words="status bench give-back claim unclaim $words"
+                                [ "$_hpfilld_cw" = 1 ] && words="status bench give-back claim unclaim reload $words"
                                 ;;
                         esac
                         COMPREPLY=($(compgen -W "$words" -- "$cur"))

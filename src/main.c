@@ -24,6 +24,7 @@
 #include "service/hostlock.h"
 #include "util/fileio.h"
 #include "service/give_back.h"
+#include "service/reload_cmd.h"
 #include "service/job.h"
 #include "service/ledger.h"
 #include "fill/rundir.h"
@@ -747,6 +748,8 @@ int main(int argc, char *argv[]) {
          * lines are their own; give-back names the daemon's --config FILE, or its own, in o.config) */
         if (argc > 1 && (strcmp(argv[1], "claim") == 0 || strcmp(argv[1], "unclaim") == 0))
                 return claim_main(argc - 1, argv + 1, load_config, &o);
+        if (argc > 1 && strcmp(argv[1], "reload") == 0)
+                return reload_main(argc - 1, argv + 1);
         if (argc > 1 && strcmp(argv[1], "give-back") == 0)
                 return give_back_main(argc - 1, argv + 1, load_config, &o, &o.config);
         stop_init(&stop);
