@@ -34,8 +34,8 @@ struct config {
         struct claim_spec *claims; /* [Claim]: added to the pools' targets */
         size_t n_claims;
         /* Not read from files: what the claims given back, and those made smaller, may give
-         * back (the job's, from the claims' records: service/claim_record.h; claims_gone() for
-         * the planner's tests). A pool shrinks by at most these, free pages only, never below
+         * back (the job's, from the claims' records: service/claim_record.h; the planner's tests
+         * make theirs with tests/unit/claims-gone.c). A pool shrinks by at most these, free pages only, never below
          * its target. */
         struct claim_spec *gone;
         size_t n_gone;
@@ -95,7 +95,4 @@ int config_put_claim(struct config *c, struct claim_spec *spec);
 void config_drop_claims(struct config *c);
 /* Drops the claims named @name; returns how many there were. */
 size_t config_drop_claim(struct config *c, const char *name);
-/* Pure: into @new's gone, each claim of @old that @new has no longer or has with another amount
- * (the old amount: what it may give back; the new one is in @new's claims). */
-int claims_gone(const struct config *old, struct config *new);
 void config_done(struct config *c);

@@ -9,6 +9,7 @@
 
 #include "settings/conf.h"
 #include "fake-root.h"
+#include "claims-gone.h"
 #include "test.h"
 
 #define MB (UINT64_C(1024) * 1024)

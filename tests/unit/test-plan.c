@@ -2,6 +2,7 @@
 /* Table tests of the pure planner: spreads, remainders, percentages, per-node lists, rejections. */
 #include "plan/budget.h"
 #include "plan/plan.h"
+#include "claims-gone.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)
