@@ -18,6 +18,9 @@ struct pool_outcome {
         int error;
         const char *error_path;
         const struct choice *choice; /* Mode=auto measured: what was, and the method picked; NULL else */
+        /* what was measured, also where the method was forced (--mode fault under HVO, checked
+         * against sysfs): the JSON report's "measured"; NULL where nothing was */
+        const struct choice *measured;
 };
 
 void report_plan(FILE *f, const struct plan *p);
