@@ -4,8 +4,8 @@
 # found) it measures both methods and fills with the one it names, saying both rates, also where
 # init_on_alloc=1 is shown to it on the kernel command line (a private mount namespace); with HVO
 # off it measures too. Which method wins is the host's timing (sysfs on a quiet host, fault where a
-# loaded one made every sysfs write wait), so the tests assert the choice as said and as made, and
-# that the faster rate of the two was chosen, never which one. Counts as asked,
+# loaded one made every sysfs write wait), so the tests assert the choice as said and as made,
+# never which one. Counts as asked,
 # nothing left behind (surplus, reservations, overcommit). No page is held from a workload: with
 # free pages in the pool fault is not probed, and a workload mapping pages all through a forced
 # probe gets every one.
