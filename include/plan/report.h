@@ -17,10 +17,10 @@ struct pool_outcome {
         bool interrupted;
         int error;
         const char *error_path;
-        const struct choice *choice; /* Mode=auto measured: what was, and the method picked; NULL else */
-        /* what was measured, also where the method was forced (--mode fault under HVO, checked
-         * against sysfs): the JSON report's "measured"; NULL where nothing was */
-        const struct choice *measured;
+        /* what was measured and the method filled with, by Mode=auto or by a forced --mode fault
+         * under HVO checked against sysfs (the text says "auto: ..." for Mode=auto only); NULL
+         * where nothing was */
+        const struct choice *choice;
 };
 
 void report_plan(FILE *f, const struct plan *p);

@@ -154,7 +154,7 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
         if (m == FILL_MODE_FAULT && o->by_sysfs)
                 /* nodes with free pages (a fault would take those), or where faulting fell short */
                 APPEND(", %" PRIu64 " of them by sysfs", o->by_sysfs);
-        if (o->choice)
+        if (o->choice && !p->rule.forced)
                 APPEND(", auto: %s%s", o->choice->why, o->choice->measurements > 1 ? ", measured again" : "");
         if (o->rounds)
                 APPEND(", %u retry round%s%s", o->rounds, o->rounds == 1 ? "" : "s",

@@ -133,7 +133,7 @@ void report_pool_json(struct json_writer *w, const struct plan_pool *p, const st
         json_key(w, "target"), json_u64(w, p->target_total);
         json_key(w, "obtained"), json_u64(w, plan_pool_obtained(p, o->after));
         json_key(w, "met"), json_bool(w, met);
-        json_key(w, "measured"), choice_json(w, o->measured);
+        json_key(w, "measured"), choice_json(w, o->choice);
         json_key(w, "nodes");
         json_begin_array(w);
         for (size_t i = 0; i < p->n_nodes; i++) {

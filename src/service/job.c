@@ -291,8 +291,7 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
                 .interrupted = run->interrupted,
                 .error = run->error,
                 .error_path = run->error_what,
-                .choice = run->choice.measured && !pp->rule.forced ? &run->choice : NULL,
-                .measured = run->choice.measured ? &run->choice : NULL,
+                .choice = run->choice.measured ? &run->choice : NULL,
         };
         char name[32], line[1024];
 
