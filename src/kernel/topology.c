@@ -213,8 +213,10 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
         if (read_meminfo_field(rootfd, "proc/meminfo", "MemTotal", &t->machine_mem, NULL) < 0)
                 t->machine_mem = 0;
         /* where they lag, which nodes do: their zones' present pages; unknown (0) where
-         * /proc/zoneinfo cannot say */
-        if (topology_uncounted(t) > 0 && topology_read_present(rootfd, t) < 0)
+         * /proc/zoneinfo cannot say. With one node of memory, what no node counts is its own
+         * (topology_node_share()): no question to ask of a file the kernel makes at each read,
+         * under each zone's lock */
+        if (topology_uncounted(t) > 0 && topology_memory_nodes(t) > 1 && topology_read_present(rootfd, t) < 0)
                 for (size_t i = 0; i < n_online; i++)
                         t->nodes[i].present = 0;
         /* Distances only matter to place the work of a node without CPUs. */

@@ -108,12 +108,16 @@ static int check_writable(int rootfd, const struct topology *t, const struct pla
  * outside it would come back with nothing, and be called short. Nor can the process bind
  * itself there, which a node's write needs while other nodes hold surplus pages (pool_write.c).
  * Say so before any write. */
-static int check_mems_allowed(int rootfd, const struct plan *p) {
+static int check_mems_allowed(int rootfd, bool host, const struct topology *t, const struct plan *p) {
         _cleanup_(freep) unsigned *allowed = NULL;
         size_t n = 0;
         char list[128];
         int r;
 
+        /* a cpuset holds a node of memory at least (cpuset.mems is never empty in use): on a host
+         * with one, that one; a tree under --root says what it says */
+        if (host && topology_memory_nodes(t) == 1)
+                return 0;
         r = proc_mems_allowed(rootfd, &allowed, &n);
         if (r < 0) /* no proc/self/status (a fake tree), or a kernel without cpusets */
                 return 0;
@@ -225,7 +229,7 @@ int job_check(struct job *j, const struct topology *t, const struct pool_counts 
 
         if (ret != EXIT_OK)
                 return ret;
-        if (check_mems_allowed(j->rootfd, p) < 0)
+        if (check_mems_allowed(j->rootfd, j->host, t, p) < 0)
                 return EXIT_USAGE;
         return check_writable(j->rootfd, t, p) < 0 ? EXIT_FAIL : EXIT_OK;
 }

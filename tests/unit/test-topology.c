@@ -198,6 +198,21 @@ TEST(test_lagging_node_zones) {
         CHECK_EQ(topology_node_limit(&t, 1) >> 20, 7168);
         topology_done(&t);
         fake_root_free(&r);
+
+        /* one node with memory (node1 has none): what no node counts is its own, zoneinfo is
+         * not read (its present pages, which would say 7168, stay unknown) */
+        fake_root_new(&r);
+        fake_numa_machine(&r, 2, 1024, 0, sizes);
+        fake_write(&r, "sys/devices/system/node/has_memory", "0\n");
+        fake_write(&r, "proc/meminfo", "MemTotal:        8388608 kB\n");
+        fake_write(&r, "proc/zoneinfo", zoneinfo);
+        CHECK_EQ(topology_read(r.fd, &t, &e), 0);
+        CHECK_EQ(topology_uncounted(&t) >> 20, 7168);
+        CHECK_EQ(t.nodes[0].present, 0);
+        CHECK_EQ(topology_node_share(&t, 0) >> 20, 8192);
+        CHECK_EQ(topology_node_limit(&t, 0) >> 20, 8192);
+        topology_done(&t);
+        fake_root_free(&r);
 }
 
 TEST(test_odd_sysfs) {
