@@ -21,6 +21,8 @@ int pool_global_path(char *buf, size_t size, uint64_t page_size, const char *fil
 int pool_read_global(int rootfd, uint64_t page_size, const char *file, uint64_t *ret);
 /* The same, 0 where it cannot be read: for what only shows it. */
 uint64_t pool_global_counter(int rootfd, uint64_t page_size, const char *file);
+/* resv_hugepages of the whole pool of @page_size, read again from the fd @t keeps for it */
+int pool_read_resv(int rootfd, const struct topology *t, uint64_t page_size, uint64_t *ret);
 /* Path, relative to the root, of @file of the pool of @page_size on @node. */
 int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, uint64_t page_size, const char *file);
 

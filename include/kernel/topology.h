@@ -18,7 +18,8 @@ struct topo_node {
         unsigned *distance; /* to each node, by index into topology.nodes; NULL if unknown */
 };
 
-/* per page size and node in topology.counter_fds: nr_hugepages, free_hugepages, surplus_hugepages */
+/* per page size and node in topology.counter_fds: nr_hugepages, free_hugepages, surplus_hugepages;
+ * then one per page size: its resv_hugepages */
 #define TOPOLOGY_COUNTERS 3
 
 struct topology {
@@ -30,7 +31,7 @@ struct topology {
         uint64_t min_free_kbytes; /* vm.min_free_kbytes; 0 if unknown */
         uint64_t machine_mem; /* bytes, /proc/meminfo's MemTotal beside the nodes' (NUMA); 0 if unknown */
         /* The pools' counters (nr_hugepages, free_hugepages, surplus_hugepages of each page size
-         * and node), each opened below counters_rootfd on its first read and read again from
+         * and node, resv_hugepages of each size), each opened below counters_rootfd on its first read and read again from
          * offset 0 after (pool.c): an open and a close cost ten times a read of sysfs here (9 us
          * against 0.9), and a fill reads them some 30 times. -1 until opened; closed by
          * topology_done(). NULL (a topology made by hand): every read opens the file. */
@@ -39,6 +40,9 @@ struct topology {
 };
 
 int topology_read(int rootfd, struct topology *ret, struct error *e);
+/* How many fds t->counter_fds holds: TOPOLOGY_COUNTERS per page size and node, and a page size's
+ * resv_hugepages. */
+size_t topology_counter_slots(const struct topology *t);
 /* Sets up t->counter_fds for counters below @rootfd (none opened yet); -ENOMEM. */
 int topology_counters_init(struct topology *t, int rootfd);
 void topology_done(struct topology *t);

@@ -44,7 +44,8 @@ int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, u
 
 static const char *const counter_files[TOPOLOGY_COUNTERS] = { "nr_hugepages", "free_hugepages", "surplus_hugepages" };
 
-/* Where t->counter_fds keeps @file of the pool, or NULL: not a kept counter, or none kept. */
+/* Where t->counter_fds keeps @file of the pool (of the whole pool of @page_size, for
+ * resv_hugepages), or NULL: not a kept counter, or none kept. */
 static _Atomic int *counter_slot(int rootfd, const struct topology *t, unsigned node, uint64_t page_size,
                                  const char *file) {
         size_t s = 0, c = 0;
@@ -52,25 +53,25 @@ static _Atomic int *counter_slot(int rootfd, const struct topology *t, unsigned 
 
         if (!t->counter_fds || rootfd != t->counters_rootfd)
                 return NULL;
-        while (c < TOPOLOGY_COUNTERS && strcmp(counter_files[c], file) != 0)
-                c++;
         while (s < t->n_page_sizes && t->page_sizes[s] != page_size)
                 s++;
+        if (s == t->n_page_sizes)
+                return NULL;
+        if (strcmp(file, "resv_hugepages") == 0)
+                return &t->counter_fds[t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS + s];
+        while (c < TOPOLOGY_COUNTERS && strcmp(counter_files[c], file) != 0)
+                c++;
         k = t->numa ? topology_node_index(t, node) : node == 0 ? 0 : -ENOENT;
-        if (c == TOPOLOGY_COUNTERS || s == t->n_page_sizes || k < 0)
+        if (c == TOPOLOGY_COUNTERS || k < 0)
                 return NULL;
         return &t->counter_fds[(s * t->n_nodes + (size_t) k) * TOPOLOGY_COUNTERS + c];
 }
 
-static int read_counter(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, const char *file,
-                        uint64_t *ret) {
-        _Atomic int *slot = counter_slot(rootfd, t, node, page_size, file);
-        char path[160];
+/* @path's number, from the fd kept in @slot (opened on the first read) or, without one, read
+ * as read_u64_at() does */
+static int read_kept(int rootfd, _Atomic int *slot, const char *path, uint64_t *ret) {
         int r, fd, kept;
 
-        r = pool_path(path, sizeof(path), t, node, page_size, file);
-        if (r < 0)
-                return r;
         if (!slot)
                 return read_u64_at(rootfd, path, ret);
         kept = atomic_load(slot);
@@ -93,6 +94,23 @@ static int read_counter(int rootfd, const struct topology *t, unsigned node, uin
                         (void) close(fd);
         }
         return read_u64_fd_again(kept, ret);
+}
+
+static int read_counter(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, const char *file,
+                        uint64_t *ret) {
+        char path[160];
+        int r;
+
+        r = pool_path(path, sizeof(path), t, node, page_size, file);
+        return r < 0 ? r : read_kept(rootfd, counter_slot(rootfd, t, node, page_size, file), path, ret);
+}
+
+int pool_read_resv(int rootfd, const struct topology *t, uint64_t page_size, uint64_t *ret) {
+        char path[160];
+        int r;
+
+        r = pool_global_path(path, sizeof(path), page_size, "resv_hugepages");
+        return r < 0 ? r : read_kept(rootfd, counter_slot(rootfd, t, 0, page_size, "resv_hugepages"), path, ret);
 }
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret) {

@@ -257,8 +257,13 @@ int topology_read(int rootfd, struct topology *ret, struct error *e) {
         return 0;
 }
 
+size_t topology_counter_slots(const struct topology *t) {
+        /* and each page size's resv_hugepages */
+        return t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS + t->n_page_sizes;
+}
+
 int topology_counters_init(struct topology *t, int rootfd) {
-        size_t n = t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS;
+        size_t n = topology_counter_slots(t);
 
         t->counter_fds = malloc((n + 1) * sizeof(*t->counter_fds));
         if (!t->counter_fds)
@@ -270,7 +275,7 @@ int topology_counters_init(struct topology *t, int rootfd) {
 }
 
 void topology_done(struct topology *t) {
-        for (size_t i = 0; t->counter_fds && i < t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS; i++)
+        for (size_t i = 0; t->counter_fds && i < topology_counter_slots(t); i++)
                 if (t->counter_fds[i] >= 0)
                         (void) close(t->counter_fds[i]);
         free((void *) t->counter_fds);

@@ -39,7 +39,9 @@ int job_read_counts(int rootfd, const struct topology *t, struct pool_counts **r
                 }
         /* what mappings hold reserved: the plan gives back no free page of theirs */
         for (size_t s = 0; s < t->n_page_sizes; s++) {
-                uint64_t resv = pool_global_counter(rootfd, t->page_sizes[s], "resv_hugepages");
+                uint64_t resv = 0;
+
+                (void) pool_read_resv(rootfd, t, t->page_sizes[s], &resv);
 
                 for (size_t i = 0; i < t->n_nodes; i++)
                         counts[s * t->n_nodes + i].resv = resv;
@@ -64,7 +66,7 @@ static int read_all_resv(int rootfd, const struct topology *t, uint64_t *resv) {
         int r;
 
         for (size_t s = 0; s < t->n_page_sizes; s++) {
-                r = pool_read_global(rootfd, t->page_sizes[s], "resv_hugepages", &resv[s]);
+                r = pool_read_resv(rootfd, t, t->page_sizes[s], &resv[s]);
                 if (r == -ENOENT)
                         resv[s] = 0;
                 else if (r < 0) {

@@ -57,6 +57,19 @@ TEST(test_numa_machine) {
         fake_write(&r, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/free_hugepages", "1234\n");
         CHECK_EQ(pool_read_counts(r.fd, &t, 1, 2 << 20, &c), 0);
         CHECK_EQ(c.free, 1234);
+        /* resv_hugepages of the whole pool the same way, in a slot of each page size's after them */
+        uint64_t resv = 0;
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", "3\n");
+        CHECK_EQ(pool_read_resv(r.fd, &t, 2 << 20, &resv), 0);
+        CHECK_EQ(resv, 3);
+        CHECK(t.counter_fds[t.n_page_sizes * t.n_nodes * TOPOLOGY_COUNTERS + 0] >= 0);
+        CHECK(t.counter_fds[t.n_page_sizes * t.n_nodes * TOPOLOGY_COUNTERS + 1] < 0);
+        CHECK_EQ(topology_counter_slots(&t), t.n_page_sizes * t.n_nodes * TOPOLOGY_COUNTERS + t.n_page_sizes);
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", "9\n");
+        CHECK_EQ(pool_read_resv(r.fd, &t, 2 << 20, &resv), 0);
+        CHECK_EQ(resv, 9);
+        /* a size the machine has not: read from its path, which is not there */
+        CHECK_EQ(pool_read_resv(r.fd, &t, 16 << 20, &resv), -ENOENT);
         /* a counter of another root is read from there, not from the kept one */
         CHECK_EQ(pool_read_counts(-1, &t, 1, 2 << 20, &c), -EBADF);
         /* Node3 holds 5 surplus pages (of 12): node1's count goes to nr_hugepages_mempolicy as
