@@ -118,14 +118,18 @@ bad:
         return -EBADMSG;
 }
 
-int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
+/* As ledger_load_named(), with this boot's id as read already (@known, "" where the tree has none),
+ * or NULL: read it */
+static int load(int rootfd, const char *name, const char *known, struct ledger *ret) {
         _cleanup_(freep) char *text = NULL;
         char path[128], boot[40] = "";
         bool stale = false;
         int r;
 
         /* this boot's, where the tree has one: what another boot counted is in no pool now */
-        if (read_line_at(rootfd, "proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
+        if (known)
+                (void) snprintf(boot, sizeof(boot), "%s", known);
+        else if (read_line_at(rootfd, "proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
                 *boot = 0;
         (void) snprintf(path, sizeof(path), RUNDIR "/%s", name);
         r = read_full_file_at(rootfd, path, 64 * 1024, &text, NULL);
@@ -149,6 +153,10 @@ int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
                 r = 0;
         }
         return r;
+}
+
+int ledger_load_named(int rootfd, const char *name, struct ledger *ret) {
+        return load(rootfd, name, NULL, ret);
 }
 
 int ledger_load(int rootfd, struct ledger *ret) {
@@ -201,7 +209,8 @@ static void other_sees(int rootfd, const struct ledger *l, const struct topology
         bool once = l->name && strcmp(l->name, LEDGER_ONCE_NAME) == 0;
         struct ledger other = {};
 
-        if (ledger_load_named(rootfd, once ? LEDGER_NAME : LEDGER_ONCE_NAME, &other) < 0)
+        /* the same boot as @l's, read when it was (where it was) */
+        if (load(rootfd, once ? LEDGER_NAME : LEDGER_ONCE_NAME, *l->boot ? l->boot : NULL, &other) < 0)
                 return; /* said by its own fills and give-back */
         if (other.n > 0) {
                 for (size_t k = 0; k < t->n_page_sizes * t->n_nodes; k++)
