@@ -496,12 +496,12 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
         "Plan from the command line (--pool, --reserve): the configuration's pools, reservations and claims are not used"
 
 /* --once, --dry-run and --check-config: one job, then the record of it. */
-static int run_once(const struct options *o, int rootfd, const struct config *config, struct stop *stop) {
+static int run_once(const struct options *o, int rootfd, bool host, const struct config *config, struct stop *stop) {
         _cleanup_(ledger_done) struct ledger ledger = {};
         struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
-                .host = root_is_host(rootfd),
+                .host = host,
                 .dry_run = o->dry_run || o->check_config,
                 .strict = o->check_config,
                 .stop = stop,
@@ -543,6 +543,9 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         }
         /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
         if (!j.dry_run) {
+                /* the lock, the journal, the ledger and the record below it, for this run: opened
+                 * once (each open says what is wrong with it, where this one fails) */
+                (void) rundir_hold(rootfd);
                 ledger.name = LEDGER_ONCE_NAME; /* read by the job under the host lock */
                 j.ledger = &ledger;
                 /* the files' claims, planned: what it adds for them is theirs to give back */
@@ -575,6 +578,7 @@ static int run_once(const struct options *o, int rootfd, const struct config *co
         if (!o->dry_run && ret != EXIT_USAGE) {
                 metrics_after_fill(rootfd, &record, ret, j.summary, j.advice_cmdline, config->metrics_file);
         }
+        rundir_release();
         fill_record_done(&record);
         return ret;
 }
@@ -728,7 +732,7 @@ static int run(const struct options *o, struct stop *stop) {
                                           "this daemon has stopped, needs --config to keep its claims", o->config);
                 ret = daemon_run(rootfd, host, &config, load_config, (void *) o, o->lock_timeout_s, config_file);
         } else
-                ret = run_once(o, rootfd, &config, stop);
+                ret = run_once(o, rootfd, host, &config, stop);
 out:
         config_done(&config);
         return ret;

@@ -36,9 +36,43 @@ static int open_checked(int rootfd, uid_t owner) {
         return TAKE_FD(fd);
 }
 
+/* The directory rundir_hold() keeps, and the root it is below; -1: none. */
+static int held_root = -1, held_fd = -1;
+
+static int held_copy(int rootfd) {
+        int fd;
+
+        if (held_fd < 0 || rootfd != held_root)
+                return -ENOENT;
+        /* opened anew, not dup()ed: a copy would share its offset, and a listing (the journal's,
+         * the give-backs pending) would start where the last one ended */
+        fd = openat(held_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int rundir_hold(int rootfd) {
+        int fd = rundir_open(rootfd);
+
+        if (fd < 0)
+                return fd;
+        rundir_release();
+        held_root = rootfd;
+        held_fd = fd;
+        return 0;
+}
+
+void rundir_release(void) {
+        if (held_fd >= 0)
+                (void) close(held_fd);
+        held_fd = held_root = -1;
+}
+
 int rundir_open(int rootfd) {
         int r;
 
+        r = held_copy(rootfd);
+        if (r != -ENOENT)
+                return r;
         /* there already on all but the first run of a boot: 3 syscalls, not 13 */
         r = open_checked(rootfd, geteuid());
         if (r != -ENOENT)
@@ -51,7 +85,9 @@ int rundir_open(int rootfd) {
 
 
 int rundir_open_existing(int rootfd) {
-        return open_checked(rootfd, geteuid());
+        int r = held_copy(rootfd);
+
+        return r != -ENOENT ? r : open_checked(rootfd, geteuid());
 }
 
 int rundir_replace(int rootfd, const char *name, int (*format)(FILE *f, const void *data), const void *data) {
