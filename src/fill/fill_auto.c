@@ -163,11 +163,13 @@ static int renew_run(struct fill_shared *shared, const struct plan_pool *pp, str
 int fill_execute_plan(struct fill_shared *shared, const struct plan *p, struct pool_run *runs) {
         _cleanup_(freep) struct plan_pool *rest = NULL;
         struct plan others = *p;
-        bool any = false;
-        int r;
+        bool any = false, all = true;
+        int r = 0;
 
-        for (size_t i = 0; i < p->n_pools; i++)
+        for (size_t i = 0; i < p->n_pools; i++) {
                 any |= p->pools[i].measured;
+                all &= p->pools[i].measured;
+        }
         if (!any)
                 return fill_execute(shared, p, runs);
 
@@ -184,7 +186,9 @@ int fill_execute_plan(struct fill_shared *shared, const struct plan *p, struct p
                 }
         }
         others.pools = rest;
-        r = fill_execute(shared, &others, runs);
+        /* none left with a method of its own (the usual plan: one pool, auto): nothing to run */
+        if (!all)
+                r = fill_execute(shared, &others, runs);
         for (size_t i = 0; i < p->n_pools; i++) {
                 int k;
 
