@@ -62,7 +62,10 @@ mem_kb=$(awk '/MemTotal/ { print $4 }' "$NODES/node$first/meminfo")
 nodes_kb=0
 for n in $(mem_nodes); do nodes_kb=$((nodes_kb + $(awk '/MemTotal/ { print $4 }' "$NODES/node$n/meminfo"))); done
 machine_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
-if [ $((machine_kb - nodes_kb)) -gt $((nodes_kb / 100)) ]; then
+if [ $((machine_kb - nodes_kb)) -gt $((nodes_kb / 100)) ] && [ "$(echo $nodes | wc -w)" = 1 ]; then
+        # the only node with memory: what no node counts is its own
+        mem_kb=$((mem_kb + machine_kb - nodes_kb))
+elif [ $((machine_kb - nodes_kb)) -gt $((nodes_kb / 100)) ]; then
         # its present memory where /proc/zoneinfo says (its zones' present pages), else its share
         # of what is not counted
         present_kb=$(awk -v n="$first" -v kb=$(($(getconf PAGESIZE) / 1024)) \
