@@ -19,8 +19,11 @@ struct kernel_features {
         int hvo;                  /* vm.hugetlb_optimize_vmemmap: 1, 0, -1 when the kernel has none */
         char release[65];         /* uname -r, "" when not the host */
         bool populate_write;      /* madvise(MADV_POPULATE_WRITE), Linux 5.14+ */
-        unsigned boot_alloc_threads; /* hugepage_alloc_threads= worth advising (Linux 6.15+): CPUs; else 0 */
 };
+
+/* hugepage_alloc_threads= worth advising on the host's kernel @c (Linux 6.15+): its online CPUs;
+ * else 0 */
+unsigned kernel_boot_alloc_threads(const struct kernel_features *c);
 
 /* Whether kernel release @release ("6.18.4-...") is at least @major.@minor. */
 bool kernel_release_at_least(const char *release, unsigned major, unsigned minor);

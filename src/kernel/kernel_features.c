@@ -108,15 +108,20 @@ void kernel_features_read(int rootfd, bool host, int cmdline_ioa, struct kernel_
         ret->release[0] = 0;
         /* Kernels before 5.14 reject the advice itself, before looking at the (empty) range. */
         ret->populate_write = host && madvise(NULL, 0, MADV_POPULATE_WRITE) == 0;
-        ret->boot_alloc_threads = 0;
         if (host) {
                 struct utsname u;
-                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-                if (uname(&u) >= 0) {
+                if (uname(&u) >= 0)
                         (void) snprintf(ret->release, sizeof(ret->release), "%s", u.release);
-                        if (kernel_release_at_least(u.release, 6, 15) && cpus > 0)
-                                ret->boot_alloc_threads = (unsigned) cpus;
-                }
         }
+}
+
+unsigned kernel_boot_alloc_threads(const struct kernel_features *c) {
+        long cpus;
+
+        if (!*c->release || !kernel_release_at_least(c->release, 6, 15))
+                return 0;
+        /* asked only where there is advice to give: glibc reads /sys for it */
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        return cpus > 0 ? (unsigned) cpus : 0;
 }

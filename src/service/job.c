@@ -383,7 +383,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 json_begin_array(j->json);
         }
         report_measured(j, p, runs, caps);
-        advise(j, shorts, tally.n_shorts, caps->boot_alloc_threads);
+        advise(j, shorts, tally.n_shorts, tally.n_shorts ? kernel_boot_alloc_threads(caps) : 0);
         /* a fill that could not run (out of memory for it, no threads) makes none either */
         if (p->n_reserves > 0 && r < 0) {
                 log_error("%zu reservation(s) not made: the fill could not run", p->n_reserves);
