@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# What a plain --once fill opens on this kernel (issue 22: beyond the kernel's write, a run costs
+# what it opens, some 10 us a file in a fresh process here): no file twice that the run can keep
+# open, and none its plan does not need. Each case fills, so each asserts the fill as well.
+. "$(dirname "$0")/lib.sh"
+command -v strace >/dev/null || { echo "SKIP: no strace (tools/setup.sh --test installs it)"; exit 77; }
+
+# traced_fill N: hpfilld --once --pool 2M:N under strace; its opens below the root (openat2, as
+# every open of hpfilld's below --root is: a sanitizer's runtime opens with openat) in
+# $WORK/opens, one relative path a line
+traced_fill() {
+        pool2m_set 0
+        expect_rc 0 env ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -qq -e trace=openat2 -o "$WORK/trace" \
+                "$HPFILLD" --once --pool "2M:$1"
+        [ "$(cat "$HP/hugepages-2048kB/nr_hugepages")" = "$1" ] || fail "--pool 2M:$1 under strace left $(cat "$HP/hugepages-2048kB/nr_hugepages") pages"
+        sed -n 's/^\([0-9]* *\)\?openat2([0-9]*, "\([^"]*\)".*/\2/p' "$WORK/trace" >"$WORK/opens"
+        [ -s "$WORK/opens" ] || fail "no openat2() in the trace of hpfilld --once: $(head -5 "$WORK/trace")"
+}
+
+# opened PATH TIMES WHY: PATH (relative to the root) was opened TIMES times
+opened() {
+        local n
+        n=$(grep -cxF "$1" "$WORK/opens" || true)
+        [ "$n" = "$2" ] || fail "$1 opened $n times by hpfilld --once, expected $2: $3"
+}
+
+traced_fill 8
+# this boot's id, for the one-offs' ledger and the daemon's beside it: read once
+opened proc/sys/kernel/random/boot_id 1 "the ledgers of one run are of one boot"
+# run/hpfilld: the lock, the journal, the ledger and the record below it, one walk from the root
+opened run/hpfilld 1 "rundir_hold() keeps it for the run"
+# the pools' counters, kept open after their first read and read again from there
+for size in 2048 1048576; do
+        [ -d "$HP/hugepages-${size}kB" ] || continue
+        opened "sys/kernel/mm/hugepages/hugepages-${size}kB/resv_hugepages" 1 "kept as the counters are"
+done
+# the lock's file once: the holder's line is written through the fd that holds it
+opened run/hpfilld/host.lock 0 "opened below run/hpfilld, not from the root"
+[ "$(grep -cxF host.lock "$WORK/opens" || true)" = 1 ] || fail "host.lock opened $(grep -cxF host.lock "$WORK/opens" || true) times"
+
+if [ "$(echo $nodes | wc -w)" = 1 ]; then
+        # one node with memory: what no node counts (memory initialised lazily) is its own, and a
+        # cpuset always holds it
+        opened proc/zoneinfo 0 "one node with memory: no node to tell apart"
+        opened proc/self/status 0 "one node with memory: the cpuset holds it"
+else
+        echo "several nodes with memory ($nodes): zoneinfo and the cpuset are theirs to read, not checked"
+fi
+echo PASS
