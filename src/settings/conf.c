@@ -713,14 +713,20 @@ static bool masked_by_link(int dirfd, const char *path) {
         return strcmp(target, "/dev/null") == 0;
 }
 
-static int config_open(int dirfd, const char *path, const char *display, int *ret_fd, struct error *e) {
+/* @optional: a file whose absence is no error (the main file). Its link to /dev/null is looked
+ * for only where the open found something: where it found nothing, a link to a /dev/null the
+ * tree has not masks as much as no file does, and most hosts have neither. */
+static int config_open(int dirfd, const char *path, const char *display, bool optional, int *ret_fd,
+                       struct error *e) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
-        if (masked_by_link(dirfd, path))
+        if (!optional && masked_by_link(dirfd, path))
                 return 1;
 
         fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, BENEATH_FOLLOW);
+        if (optional && fd != -ENOENT && masked_by_link(dirfd, path))
+                return 1;
         if (fd == -ENXIO) { /* a socket */
                 fd = open_beneath(dirfd, path, O_PATH | O_CLOEXEC, 0, BENEATH_FOLLOW);
                 if (fd >= 0 && fstat(fd, &st) >= 0)
@@ -744,7 +750,7 @@ static int config_open(int dirfd, const char *path, const char *display, int *re
         return 0;
 }
 
-int config_load_file(struct config *c, int dirfd, const char *path, const char *name, struct error *e) {
+static int load_file(struct config *c, int dirfd, const char *path, const char *name, bool optional, struct error *e) {
         _cleanup_(freep) char *text = NULL;
         _cleanup_(closep) int fd = -1;
         char display[PATH_MAX * 4];
@@ -753,7 +759,7 @@ int config_load_file(struct config *c, int dirfd, const char *path, const char *
 
         /* a newline in a file name must not start a line of its own in a list of errors */
         escape_controls(display, sizeof(display), name);
-        r = config_open(dirfd, path, display, &fd, e);
+        r = config_open(dirfd, path, display, optional, &fd, e);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = read_full_fd(fd, CONFIG_FILE_MAX, &text, &len);
@@ -762,6 +768,10 @@ int config_load_file(struct config *c, int dirfd, const char *path, const char *
         if (r < 0)
                 return error_set(e, r, "%s: cannot read: %s", display, strerror(-r));
         return config_parse_text(c, display, text, len, e);
+}
+
+int config_load_file(struct config *c, int dirfd, const char *path, const char *name, struct error *e) {
+        return load_file(c, dirfd, path, name, false, e);
 }
 
 struct dropin {
@@ -826,7 +836,7 @@ int config_load_default(struct config *c, int rootfd, const char *root, struct e
         int r;
 
         (void) snprintf(display, sizeof(display), "%s/%s", root, CONFIG_MAIN_FILE);
-        r = config_load_file(c, rootfd, CONFIG_MAIN_FILE, display, e);
+        r = load_file(c, rootfd, CONFIG_MAIN_FILE, display, true, e);
         if (r < 0 && r != -ENOENT)
                 return r;
         if (e)

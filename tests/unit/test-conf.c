@@ -189,6 +189,13 @@ TEST(test_masked_and_special) {
         c = (struct config) CONFIG_INIT;
         CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
         config_done(&c);
+        /* ...in a tree whose dev/null is a file with pools in it: masked all the same, not read */
+        fake_write(&r, "dev/null", "[Pool]\nPageSize=2M\nAmount=7\n");
+        c = (struct config) CONFIG_INIT;
+        CHECK_EQ(config_load_default(&c, r.fd, "", &e), 0);
+        CHECK_EQ(c.n_pools, 0);
+        config_done(&c);
+        CHECK(unlinkat(r.fd, "dev/null", 0) == 0);
 
         /* a FIFO: as a drop-in and as --config, refused with what it is */
         CHECK(mkfifoat(r.fd, "etc/hpfilld.conf.d/80-fifo.conf", 0644) == 0);
