@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""hpfilld --once against echo and against the floor of such a fill, side by side.
+
+The floor is bench/floor.c, built here: a one-node fill that does only what an --once must do
+beside the kernel's write (its reads, the lock and its holder, the write, the counters read back,
+a ledger and a record swapped in whole, into a directory of its own on this host's /run), hard-
+coded, nothing else. It says how much of hpfilld's margin over echo is the work such a fill
+cannot leave out, and how much is hpfilld's own. Interleaved (benchlib.run_interleaved()),
+medians, paired ratios to echo. Needs root and a C compiler; one node with memory:
+    flock /tmp/hpfilld-host.lock bench/floor.py [--size 256M] [--runs 41]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import benchlib
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hpfilld", default=benchlib.HPFILLD)
+    ap.add_argument("--size", default="256M", help="pool size to fill to (default 256M)")
+    ap.add_argument("--runs", type=int, default=41, help="rounds (default 41)")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed warm-up fills (default 2)")
+    args = ap.parse_args()
+
+    benchlib.check_host()
+    nodes = "/sys/devices/system/node/has_memory"
+    if os.path.exists(nodes) and open(nodes).read().strip() not in ("0", ""):
+        sys.exit("the floor is of a machine with one node of memory (node0): this one has %s" % open(nodes).read().strip())
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        sys.exit("no C compiler (apt-get install gcc)")
+    pages = benchlib.parse_size(args.size) // benchlib.PAGE
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "floor.c")
+    with tempfile.TemporaryDirectory(prefix="hpfilld-floor-") as build, \
+            tempfile.TemporaryDirectory(prefix="hpfilld-floor-", dir="/run") as state:
+        floor = os.path.join(build, "floor")
+        subprocess.run([cc, "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", floor, src], check=True)
+        hp = ["--once", "-q", "--pool", "2M:%d" % pages]
+        tools = {
+            "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, benchlib.HP)],
+            "floor": [floor, state, str(pages)],
+            "hpfilld sysfs": [args.hpfilld, "--mode", "sysfs"] + hp,
+            "hpfilld auto": [args.hpfilld] + hp,
+        }
+        times = benchlib.run_interleaved(tools, pages, args.runs, args.warmup)
+    print("2M pool: 0 -> %d pages (%s), %d rounds, interleaved" % (pages, args.size, args.runs))
+    benchlib.print_table(times, "echo")
+    print("paired (round by round) x echo: " + ", ".join("%s %.2f" % (n, benchlib.paired(ts, times["echo"]))
+                                                      for n, ts in times.items() if n != "echo"))
+    print("hpfilld auto x floor, paired: %.2f" % benchlib.paired(times["hpfilld auto"], times["floor"]))
+
+
+if __name__ == "__main__":
+    main()
