@@ -39,10 +39,18 @@ static int open_checked(int rootfd, uid_t owner) {
 /* The directory rundir_hold() keeps, and the root it is below; -1: none. */
 static int held_root = -1, held_fd = -1;
 
+/* RUNDIR anew from the held directory, where it is still what RUNDIR names below @rootfd and
+ * still as open_checked() wants it (ours or root's, written by no one else): as a walk from the
+ * root would find it, for a stat() of the path. -ENOENT: none held, or no longer that one. */
 static int held_copy(int rootfd) {
+        struct stat held, now;
         int fd;
 
         if (held_fd < 0 || rootfd != held_root)
+                return -ENOENT;
+        if (fstat(held_fd, &held) < 0 || fstatat(rootfd, RUNDIR, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+            held.st_dev != now.st_dev || held.st_ino != now.st_ino ||
+            (held.st_uid != geteuid() && held.st_uid != 0) || (held.st_mode & 0022))
                 return -ENOENT;
         /* opened anew, not dup()ed: a copy would share its offset, and a listing (the journal's,
          * the give-backs pending) would start where the last one ended */
@@ -51,7 +59,8 @@ static int held_copy(int rootfd) {
 }
 
 int rundir_hold(int rootfd) {
-        int fd = rundir_open(rootfd);
+        /* never made here: a run refused before its lock leaves no directory behind */
+        int fd = open_checked(rootfd, geteuid());
 
         if (fd < 0)
                 return fd;

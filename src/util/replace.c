@@ -52,8 +52,13 @@ int replace_file_at(int dirfd, const char *name, const char *text, size_t len, b
         if ((size_t) snprintf(tmp, sizeof(tmp), ".%.200s.%d.tmp", name, (int) getpid()) >= sizeof(tmp))
                 return -ENAMETOOLONG;
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno == EEXIST && unlinkat(dirfd, tmp, 0) >= 0) /* what a killed writer of this pid left */
+        if (fd < 0 && errno == EEXIST) {
+                /* what a killed writer of this pid left; where it cannot go (a directory), that it
+                 * is there is the error */
+                if (unlinkat(dirfd, tmp, 0) < 0)
+                        return -EEXIST;
                 fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        }
         if (fd < 0)
                 return -errno;
         r = write_all(fd, text, len);

@@ -34,8 +34,8 @@ bench fault-bench '^auto +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' python3 "$BENCH/f
 bench matrix 'auto [0-9.]+x (sysfs|fault-[0-9]+), the fastest method \(paired' python3 "$BENCH/matrix.py" --hpfilld "$HPFILLD" --size 8M \
         --runs 1 --warmup 0 --threads 1,2
 bench startup '^  hpfilld --once, nothing to do +[0-9.]+ ms +[0-9.]+x$' python3 "$BENCH/startup.py" --hpfilld "$HPFILLD" --runs 1
-# the floor is of a machine with one node of memory, and needs a compiler (tools/setup.sh --test)
-if [ "$(echo $nodes | wc -w)" = 1 ] && command -v cc >/dev/null; then
+# the floor is of a machine whose one node of memory is node0, and needs a compiler (tools/setup.sh --test)
+if [ "$(echo $nodes)" = 0 ] && command -v cc >/dev/null; then
         bench floor '^hpfilld auto x floor, paired: [0-9.]+$' python3 "$BENCH/floor.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0
         ! ls -d /run/hpfilld-floor-* 2>/dev/null || fail "floor.py left its directory in /run"
 fi
