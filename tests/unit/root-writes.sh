@@ -103,4 +103,14 @@ fill 2M:node0=4,node1=10
 [ ! -e "$(attr 1)" ] || bad "the missing nr_hugepages was created"
 echo "ok: a missing attribute: exit $rc: $(head -n 1 "$work/err")"
 
+# a plan refused (bad input, exit 2) changes nothing in the tree, run/hpfilld included: no
+# directory made for a lock the run never took
+tree
+before=$(cd "$work/t" && find . | sort)
+fill 2M:node7=4
+[ "$rc" = 2 ] || bad "a node the tree has not: exit $rc, expected 2: $(cat "$work/err")"
+[ "$(cd "$work/t" && find . | sort)" = "$before" ] || bad "a refused plan changed the tree (now: $(cd "$work/t" && find . | sort | tr "\n" " " | cut -c1-300))"
+[ ! -e "$work/t/run" ] || bad "a refused plan made $work/t/run"
+echo "ok: a refused plan leaves the tree as it was: $(head -n 1 "$work/err")"
+
 passed
