@@ -543,10 +543,6 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
         }
         /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
         if (!j.dry_run) {
-                /* the lock, the journal, the ledger and the record below it, for this run: opened
-                 * once where it is there (each open says what is wrong with it, where this one
-                 * fails; the lock makes it on a boot's first fill) */
-                (void) rundir_hold(rootfd);
                 ledger.name = LEDGER_ONCE_NAME; /* read by the job under the host lock */
                 j.ledger = &ledger;
                 /* the files' claims, planned: what it adds for them is theirs to give back */
@@ -579,7 +575,6 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
         if (!o->dry_run && ret != EXIT_USAGE) {
                 metrics_after_fill(rootfd, &record, ret, j.summary, j.advice_cmdline, config->metrics_file);
         }
-        rundir_release();
         fill_record_done(&record);
         return ret;
 }

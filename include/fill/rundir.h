@@ -14,13 +14,6 @@ int rundir_open(int rootfd);
 /* The same for a reader (hpfilld status, any user): never made, -ENOENT where missing; it
  * must be root's or the caller's, and written by no one else. */
 int rundir_open_existing(int rootfd);
-/* Keeps RUNDIR below @rootfd open, where it is there already and as rundir_open_existing() wants
- * it (never made: -ENOENT), until rundir_release(): meanwhile the opens above of the same root
- * open it anew from the one kept ("."), for as long as RUNDIR still names it and it is still
- * ours; else they walk from the root as without it. For one process's run that takes the lock,
- * the journal and the records there: a path walk each is most of what they cost. */
-int rundir_hold(int rootfd);
-void rundir_release(void);
 /* Replaces RUNDIR/@name (replace_file_at(), not made durable) with what @format writes of @data,
  * made in memory first. */
 int rundir_replace(int rootfd, const char *name, int (*format)(FILE *f, const void *data), const void *data);

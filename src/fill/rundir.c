@@ -36,52 +36,9 @@ static int open_checked(int rootfd, uid_t owner) {
         return TAKE_FD(fd);
 }
 
-/* The directory rundir_hold() keeps, and the root it is below; -1: none. */
-static int held_root = -1, held_fd = -1;
-
-/* RUNDIR anew from the held directory, where it is still what RUNDIR names below @rootfd and
- * still as open_checked() wants it (ours or root's, written by no one else): as a walk from the
- * root would find it, for a stat() of the path. -ENOENT: none held, or no longer that one. */
-static int held_copy(int rootfd) {
-        struct stat held, now;
-        int fd;
-
-        if (held_fd < 0 || rootfd != held_root)
-                return -ENOENT;
-        if (fstat(held_fd, &held) < 0 || fstatat(rootfd, RUNDIR, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-            held.st_dev != now.st_dev || held.st_ino != now.st_ino ||
-            (held.st_uid != geteuid() && held.st_uid != 0) || (held.st_mode & 0022))
-                return -ENOENT;
-        /* opened anew, not dup()ed: a copy would share its offset, and a listing (the journal's,
-         * the give-backs pending) would start where the last one ended */
-        fd = openat(held_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
-}
-
-int rundir_hold(int rootfd) {
-        /* never made here: a run refused before its lock leaves no directory behind */
-        int fd = open_checked(rootfd, geteuid());
-
-        if (fd < 0)
-                return fd;
-        rundir_release();
-        held_root = rootfd;
-        held_fd = fd;
-        return 0;
-}
-
-void rundir_release(void) {
-        if (held_fd >= 0)
-                (void) close(held_fd);
-        held_fd = held_root = -1;
-}
-
 int rundir_open(int rootfd) {
         int r;
 
-        r = held_copy(rootfd);
-        if (r != -ENOENT)
-                return r;
         /* there already on all but the first run of a boot: 3 syscalls, not 13 */
         r = open_checked(rootfd, geteuid());
         if (r != -ENOENT)
@@ -94,9 +51,7 @@ int rundir_open(int rootfd) {
 
 
 int rundir_open_existing(int rootfd) {
-        int r = held_copy(rootfd);
-
-        return r != -ENOENT ? r : open_checked(rootfd, geteuid());
+        return open_checked(rootfd, geteuid());
 }
 
 int rundir_replace(int rootfd, const char *name, int (*format)(FILE *f, const void *data), const void *data) {

@@ -26,13 +26,11 @@ opened() {
         [ "$n" = "$2" ] || fail "$1 opened $n times by hpfilld --once, expected $2: $3"
 }
 
-# run/hpfilld as every fill but a boot's first finds it (that one makes it, and opens it again)
+# run/hpfilld and its lock as every fill but a boot's first finds them
 expect_rc 0 "$HPFILLD" --once -q --pool 2M:8
 traced_fill 8
 # this boot's id, for the one-offs' ledger and the daemon's beside it: read once
 opened proc/sys/kernel/random/boot_id 1 "the ledgers of one run are of one boot"
-# run/hpfilld: the lock, the journal, the ledger and the record below it, one walk from the root
-opened run/hpfilld 1 "rundir_hold() keeps it for the run"
 # the pools' counters, kept open after their first read and read again from there
 for size in 2048 1048576; do
         [ -d "$HP/hugepages-${size}kB" ] || continue
