@@ -9,6 +9,7 @@ daemon started without any hands it to its owner. Once the process is gone, a fi
 file back: same inode, zeroed, owner and mode as asked. Then a real QEMU (paused, -S) as nobody
 with the 0600 reservation as its memory (share=on): --once keeps it. Waits on the daemon's own messages
 (with a time limit against hangs), never on the clock."""
+import atexit
 import mmap
 import os
 import pwd
@@ -36,6 +37,8 @@ def free():
 def main():
     hpfilld, node, mnt, mapper = sys.argv[1:5]
     work = tempfile.mkdtemp(prefix="hpfilld-inuse-")
+    # its configuration and sockets, gone with it however it ends (fail() exits)
+    atexit.register(shutil.rmtree, work, True)
     conf = os.path.join(work, "r.conf")
     nobody = pwd.getpwnam("nobody").pw_uid
     files = [os.path.join(mnt, "hpfilld", n) for n in ("vm1", "vm2")]
