@@ -44,27 +44,39 @@ int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, u
 
 static const char *const counter_files[TOPOLOGY_COUNTERS] = { "nr_hugepages", "free_hugepages", "surplus_hugepages" };
 
-/* Where t->counter_fds keeps @file of the pool (of the whole pool of @page_size, for
- * resv_hugepages), or NULL: not a kept counter, or none kept. */
+/* The index of @page_size in t->page_sizes, or -1. */
+static ssize_t size_index(const struct topology *t, uint64_t page_size) {
+        for (size_t s = 0; s < t->n_page_sizes; s++)
+                if (t->page_sizes[s] == page_size)
+                        return (ssize_t) s;
+        return -1;
+}
+
+/* Where t->counter_fds keeps @file of the pool, or NULL: not a kept counter, or none kept. */
 static _Atomic int *counter_slot(int rootfd, const struct topology *t, unsigned node, uint64_t page_size,
                                  const char *file) {
-        size_t s = 0, c = 0;
+        ssize_t s = size_index(t, page_size);
+        size_t c = 0;
         int k;
 
-        if (!t->counter_fds || rootfd != t->counters_rootfd)
+        if (!t->counter_fds || rootfd != t->counters_rootfd || s < 0)
                 return NULL;
-        while (s < t->n_page_sizes && t->page_sizes[s] != page_size)
-                s++;
-        if (s == t->n_page_sizes)
-                return NULL;
-        if (strcmp(file, "resv_hugepages") == 0)
-                return &t->counter_fds[t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS + s];
         while (c < TOPOLOGY_COUNTERS && strcmp(counter_files[c], file) != 0)
                 c++;
         k = t->numa ? topology_node_index(t, node) : node == 0 ? 0 : -ENOENT;
         if (c == TOPOLOGY_COUNTERS || k < 0)
                 return NULL;
-        return &t->counter_fds[(s * t->n_nodes + (size_t) k) * TOPOLOGY_COUNTERS + c];
+        return &t->counter_fds[((size_t) s * t->n_nodes + (size_t) k) * TOPOLOGY_COUNTERS + c];
+}
+
+/* Where t->counter_fds keeps resv_hugepages of the whole pool of @page_size: after every node's
+ * counters, one a page size; NULL as counter_slot(). */
+static _Atomic int *resv_slot(int rootfd, const struct topology *t, uint64_t page_size) {
+        ssize_t s = size_index(t, page_size);
+
+        if (!t->counter_fds || rootfd != t->counters_rootfd || s < 0)
+                return NULL;
+        return &t->counter_fds[t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS + (size_t) s];
 }
 
 /* @path's number, from the fd kept in @slot (opened on the first read) or, without one, read
@@ -110,7 +122,7 @@ int pool_read_resv(int rootfd, const struct topology *t, uint64_t page_size, uin
         int r;
 
         r = pool_global_path(path, sizeof(path), page_size, "resv_hugepages");
-        return r < 0 ? r : read_kept(rootfd, counter_slot(rootfd, t, 0, page_size, "resv_hugepages"), path, ret);
+        return r < 0 ? r : read_kept(rootfd, resv_slot(rootfd, t, page_size), path, ret);
 }
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret) {

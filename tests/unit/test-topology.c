@@ -68,6 +68,13 @@ TEST(test_numa_machine) {
         fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", "9\n");
         CHECK_EQ(pool_read_resv(r.fd, &t, 2 << 20, &resv), 0);
         CHECK_EQ(resv, 9);
+        /* each size its own: 1G's in the slot after 2M's, read from its own file */
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-1048576kB/resv_hugepages", "2\n");
+        CHECK_EQ(pool_read_resv(r.fd, &t, 1 << 30, &resv), 0);
+        CHECK_EQ(resv, 2);
+        CHECK(t.counter_fds[t.n_page_sizes * t.n_nodes * TOPOLOGY_COUNTERS + 1] >= 0);
+        CHECK_EQ(pool_read_resv(r.fd, &t, 2 << 20, &resv), 0);
+        CHECK_EQ(resv, 9);
         /* a size the machine has not: read from its path, which is not there */
         CHECK_EQ(pool_read_resv(r.fd, &t, 16 << 20, &resv), -ENOENT);
         /* a counter of another root is read from there, not from the kept one */
