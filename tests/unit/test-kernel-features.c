@@ -86,7 +86,19 @@ TEST(test_describe_hvo) {
         fake_root_free(&r);
 }
 
+/* hugepage_alloc_threads= is advised on the host's Linux 6.15 or later only: the CPUs then */
+TEST(test_boot_alloc_threads) {
+        struct kernel_features c = {};
+
+        CHECK_EQ(kernel_boot_alloc_threads(&c), 0); /* not the host: no release */
+        (void) snprintf(c.release, sizeof(c.release), "6.14.11-amd64");
+        CHECK_EQ(kernel_boot_alloc_threads(&c), 0);
+        (void) snprintf(c.release, sizeof(c.release), "6.15.0");
+        CHECK(kernel_boot_alloc_threads(&c) > 0);
+}
+
 int main(void) {
+        RUN(test_boot_alloc_threads);
         RUN(test_cmdline);
         RUN(test_sources);
         RUN(test_describe_hvo);
