@@ -30,8 +30,11 @@ def main():
 
     benchlib.check_host()
     nodes = "/sys/devices/system/node/has_memory"
-    if os.path.exists(nodes) and open(nodes).read().strip() not in ("0", ""):
-        sys.exit("the floor is of a machine with one node of memory (node0): this one has %s" % open(nodes).read().strip())
+    if os.path.exists(nodes):
+        with open(nodes) as f:
+            has_memory = f.read().strip()
+        if has_memory not in ("0", ""):
+            sys.exit("the floor is of a machine with one node of memory (node0): this one has %s" % has_memory)
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
         sys.exit("no C compiler (apt-get install gcc)")
