@@ -105,7 +105,7 @@ static int real_run(void *userdata, enum fill_mode m, const struct plan_pool *se
 static int real_hvo(void *userdata) {
         const struct real *real = userdata;
 
-        return kernel_read_hvo(real->shared->rootfd);
+        return real->shared->hvo ? *real->shared->hvo : kernel_read_hvo(real->shared->rootfd);
 }
 
 /* Measures and fills pool @pp into @run (set up for it already). */

@@ -338,6 +338,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
                 .global_writes = j->host && t->numa && topology_memory_nodes(t) == 1,
                 .stop = j->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
+                .hvo = &caps->hvo, /* read a moment ago, before the plan */
                 .drop_caches = p->drop_caches,
                 /* progress to report: the daemon's STATUS=, debug lines */
                 .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? tick_progress : NULL,
