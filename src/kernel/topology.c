@@ -173,6 +173,19 @@ static int read_flat(int rootfd, struct topology *t, struct error *e) {
         return read_idlist_at(rootfd, "sys/devices/system/cpu/online", &n->cpus, &n->n_cpus, e);
 }
 
+/* Where NODE_DIR/online could not be read (@r): 1 where there is no NODE_DIR (a kernel without
+ * NUMA: read_flat()), else what is wrong, the directory's error before its file's. Asked only
+ * then: on every NUMA kernel the file is there, and a run opens one file fewer. */
+static int no_node_dir(int rootfd, int r, struct error *e) {
+        _cleanup_(closep) int fd = open_beneath(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+
+        if (fd == -ENOENT)
+                return 1;
+        if (fd < 0)
+                return error_set(e, fd, "%s/" NODE_DIR ": cannot open: %s", shown_root(), strerror(-fd));
+        return r;
+}
+
 static int read_numa(int rootfd, struct topology *t, struct error *e) {
         _cleanup_(freep) unsigned *online = NULL, *memory = NULL;
         size_t n_online, n_memory;
@@ -182,7 +195,7 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
         t->numa = true;
         r = read_idlist_at(rootfd, NODE_DIR "/online", &online, &n_online, e);
         if (r < 0)
-                return r;
+                return no_node_dir(rootfd, r, e);
         if (n_online == 0)
                 return error_set(e, -EBADMSG, "%s/" NODE_DIR "/online: no online node", shown_root());
         r = read_idlist_at(rootfd, NODE_DIR "/has_memory", &memory, &n_memory, e);
@@ -232,13 +245,11 @@ static int read_numa(int rootfd, struct topology *t, struct error *e) {
 
 int topology_read(int rootfd, struct topology *ret, struct error *e) {
         struct topology t = {};
-        int r, fd;
+        int r;
 
-        fd = open_beneath(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-        if (fd < 0 && fd != -ENOENT)
-                return error_set(e, fd, "%s/" NODE_DIR ": cannot open: %s", shown_root(), strerror(-fd));
-        closep(&fd);
-        r = fd >= 0 ? read_numa(rootfd, &t, e) : read_flat(rootfd, &t, e);
+        r = read_numa(rootfd, &t, e);
+        if (r > 0)
+                r = read_flat(rootfd, &t, e);
         if (r >= 0)
                 r = read_page_sizes(rootfd, &t, e);
         /* for the planner's memory budget; without it the budget is the rest of the headroom */

@@ -39,6 +39,9 @@ done
 # HVO, which Mode=auto's measurement weighs: as read before the plan, a moment earlier
 [ -e /proc/sys/vm/hugetlb_optimize_vmemmap ] &&
         opened proc/sys/vm/hugetlb_optimize_vmemmap 1 "read before the plan, not again when measured"
+# a NUMA kernel's node directory: its online file read, the directory not opened on its own
+[ -e /sys/devices/system/node/online ] &&
+        opened sys/devices/system/node 0 "sys/devices/system/node/online there: no question whether the directory is"
 # (not a cut: kept as it was) the lock's file once, below run/hpfilld; the holder's line is
 # written through the fd that holds it
 opened run/hpfilld/host.lock 0 "opened below run/hpfilld, not from the root"

@@ -235,6 +235,31 @@ TEST(test_lagging_node_zones) {
         fake_root_free(&r);
 }
 
+/* A node directory without its online file is a broken NUMA tree, not a machine without NUMA;
+ * one that cannot be opened (a symbolic link: never followed) says so, before its file. */
+TEST(test_node_dir_without_online) {
+        struct fake_root r;
+        struct topology t = {};
+        struct error e = {};
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 2, 512, 0, sizes);
+        CHECK_EQ(unlinkat(r.fd, "sys/devices/system/node/online", 0), 0);
+        CHECK(topology_read(r.fd, &t, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "node/online: cannot read");
+        CHECK(t.nodes == NULL);
+        fake_root_free(&r);
+
+        fake_root_new(&r);
+        fake_numa_machine(&r, 2, 512, 0, sizes);
+        CHECK_EQ(renameat(r.fd, "sys/devices/system/node", r.fd, "sys/devices/system/real-node"), 0);
+        CHECK_EQ(symlinkat("real-node", r.fd, "sys/devices/system/node"), 0);
+        CHECK(topology_read(r.fd, &t, &e) < 0);
+        CHECK_STR_CONTAINS(e.msg, "sys/devices/system/node: cannot open");
+        CHECK(t.nodes == NULL);
+        fake_root_free(&r);
+}
+
 TEST(test_odd_sysfs) {
         static const struct {
                 const char *file, *content, *why;
@@ -328,6 +353,7 @@ int main(void) {
         RUN(test_numa_machine);
         RUN(test_memory_list);
         RUN(test_flat_machine);
+        RUN(test_node_dir_without_online);
         RUN(test_lagging_nodes);
         RUN(test_lagging_node_zones);
         RUN(test_odd_sysfs);
