@@ -87,23 +87,46 @@ def round_order(names, i):
     return names
 
 
+def timed_fill(name, cmd, pages):
+    """Seconds of one fill by @cmd from an empty pool (emptied untimed); exits the bench unless it
+    left @pages pages, none surplus."""
+    write("nr_hugepages", 0)
+    dt = timed(cmd)
+    got = read("nr_hugepages")
+    if got != pages or read("surplus_hugepages") != 0:
+        sys.exit("%s left %d pages (%d surplus), expected %d" % (name, got, read("surplus_hugepages"), pages))
+    return dt
+
+
+def warm_pool(pages, warmup):
+    for _ in range(warmup):  # first touch of guest memory costs far more than later ones
+        write("nr_hugepages", pages)
+        write("nr_hugepages", 0)
+
+
 def run_interleaved(tools, pages, runs, warmup):
     """Empties the pool (untimed) before each run; every tool once per round, in an order shuffled
     every round, so drift and what ran before hit all alike. Returns {tool: [seconds]}. Restores the pool's size and overcommit."""
     times = {t: [] for t in tools}
     with pool_kept():
-        for _ in range(warmup):  # first touch of guest memory costs far more than later ones
-            write("nr_hugepages", pages)
-            write("nr_hugepages", 0)
+        warm_pool(pages, warmup)
         for i in range(runs):
             for name in round_order(tools, i):
-                cmd = tools[name]
-                write("nr_hugepages", 0)
-                dt = timed(cmd)
-                got = read("nr_hugepages")
-                if got != pages or read("surplus_hugepages") != 0:
-                    sys.exit("%s left %d pages (%d surplus), expected %d" % (name, got, read("surplus_hugepages"), pages))
-                times[name].append(dt)
+                times[name].append(timed_fill(name, tools[name], pages))
+    return times
+
+
+def run_back_to_back(tools, pages, runs, warmup):
+    """As run_interleaved(), but each timed run right after an untimed one of the same tool, as
+    in a loop of one command: the caches hold what it ran a moment ago, which in a shuffled round
+    they never do. Still rounds, so paired ratios hold."""
+    times = {t: [] for t in tools}
+    with pool_kept():
+        warm_pool(pages, warmup)
+        for i in range(runs):
+            for name in round_order(tools, i):
+                timed_fill(name, tools[name], pages)
+                times[name].append(timed_fill(name, tools[name], pages))
     return times
 
 

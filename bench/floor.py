@@ -7,8 +7,11 @@ beside the kernel's write (its reads, the lock and its holder, the write, the co
 a ledger and a record swapped in whole, into a directory of its own on this host's /run), hard-
 coded, nothing else. It says how much of hpfilld's margin over echo is the work such a fill
 cannot leave out, and how much is hpfilld's own. Interleaved (benchlib.run_interleaved()),
-medians, paired ratios to echo. Needs root and a C compiler; one node with memory:
-    flock /tmp/hpfilld-host.lock bench/floor.py [--size 256M] [--runs 41]
+medians, paired ratios to echo. With --back-to-back, the rounds again with each timed run right
+after an untimed one of the same tool (benchlib.run_back_to_back()): the same work with the
+caches warm from its last run, which tells how much of a margin is a larger program's start cold. Needs root and a C compiler;
+one node with memory:
+    flock /tmp/hpfilld-host.lock bench/floor.py [--size 256M] [--runs 41] [--back-to-back]
 """
 import argparse
 import os
@@ -26,6 +29,7 @@ def main():
     ap.add_argument("--size", default="256M", help="pool size to fill to (default 256M)")
     ap.add_argument("--runs", type=int, default=41, help="rounds (default 41)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed warm-up fills (default 2)")
+    ap.add_argument("--back-to-back", action="store_true", help="the rounds again, each timed run right after an untimed one of the same tool")
     args = ap.parse_args()
 
     benchlib.check_host()
@@ -52,11 +56,17 @@ def main():
             "hpfilld auto": [args.hpfilld] + hp,
         }
         times = benchlib.run_interleaved(tools, pages, args.runs, args.warmup)
+        warm = benchlib.run_back_to_back(tools, pages, args.runs, 0) if args.back_to_back else None
     print("2M pool: 0 -> %d pages (%s), %d rounds, interleaved" % (pages, args.size, args.runs))
     benchlib.print_table(times, "echo")
     print("paired (round by round) x echo: " + ", ".join("%s %.2f" % (n, benchlib.paired(ts, times["echo"]))
                                                       for n, ts in times.items() if n != "echo"))
     print("hpfilld auto x floor, paired: %.2f" % benchlib.paired(times["hpfilld auto"], times["floor"]))
+    if warm:
+        print("back to back (each timed run right after an untimed one of the same tool), %d rounds:" % args.runs)
+        benchlib.print_table(warm, "echo")
+        print("back to back, paired x echo: " + ", ".join("%s %.2f" % (n, benchlib.paired(ts, warm["echo"]))
+                                                       for n, ts in warm.items() if n != "echo"))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,10 @@ bench matrix 'auto [0-9.]+x (sysfs|fault-[0-9]+), the fastest method \(paired' p
 bench startup '^  hpfilld --once, nothing to do +[0-9.]+ ms +[0-9.]+x$' python3 "$BENCH/startup.py" --hpfilld "$HPFILLD" --runs 1
 # the floor is of a machine whose one node of memory is node0, and needs a compiler (tools/setup.sh --test)
 if [ "$(echo $nodes)" = 0 ] && command -v cc >/dev/null; then
-        bench floor '^hpfilld auto x floor, paired: [0-9.]+$' python3 "$BENCH/floor.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0
+        bench floor '^hpfilld auto x floor, paired: [0-9.]+$' python3 "$BENCH/floor.py" --hpfilld "$HPFILLD" --size 16M --runs 1 --warmup 0 --back-to-back
+        # and each tool's runs in a row, after the interleaved rounds: the floor's row among them
+        sed -n '/^back to back /,$p' "$WORK/out" | grep -Eq '^floor +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' ||
+                fail "floor.py --back-to-back printed no table of the runs in a row"
         ! ls -d /run/hpfilld-floor-* 2>/dev/null || fail "floor.py left its directory in /run"
 fi
 if [ -d "$HP/hugepages-1048576kB" ]; then
