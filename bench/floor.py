@@ -67,6 +67,7 @@ def main():
         benchlib.print_table(warm, "echo")
         print("back to back, paired x echo: " + ", ".join("%s %.2f" % (n, benchlib.paired(ts, warm["echo"]))
                                                        for n, ts in warm.items() if n != "echo"))
+        print("back to back, hpfilld auto x floor, paired: %.2f" % benchlib.paired(warm["hpfilld auto"], warm["floor"]))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ struct fill_shared {
         uint64_t step_bytes; /* the first write of a node (sysfs_first_step()) */
         uint64_t step_ns;    /* how long a write should take; 0: CHOOSE_WRITE_NS (tests) */
         /* HVO as the run read it before its plan (kernel_features.hvo: 1, 0, -1 without the
-         * knob), which Mode=auto's measurement weighs; NULL: read when it measures */
+         * knob), which the first measurement of a Mode=auto pool weighs (one after a collapse
+         * reads it again); NULL: read at every measurement (`hpfilld bench`: its runs are apart
+         * in time, each read when it measures) */
         const int *hvo;
         /* --drop-caches: once compaction rounds stop gaining, drop the caches (once per fill, by
          * whichever writer gets there first) and go on with more rounds */

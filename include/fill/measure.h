@@ -36,8 +36,10 @@ struct measure_ops {
         /* Runs @seg (per node: now, target and action) by @m. Returns 0 or a negative errno;
          * what the pool got goes to @res. */
         int (*run)(void *userdata, enum fill_mode m, const struct plan_pool *seg, struct measure_result *res);
-        /* vm.hugetlb_optimize_vmemmap now: 1, 0, -1 (absent), read again at every measurement */
-        int (*hvo)(void *userdata);
+        /* vm.hugetlb_optimize_vmemmap for the pool's measurement number @nth (0: its first, which
+         * may take HVO as the run read it before its plan): 1, 0, -1 (absent); one after a
+         * collapse reads it again, as HVO may have been turned on mid-fill */
+        int (*hvo)(void *userdata, unsigned nth);
         void *userdata;
         uint64_t sysfs_step_bytes; /* the method's own first write (fill_shared.step_bytes); 0: SYSFS_STEP_BYTES */
         /* Before a fault probe of node @i, now at *@now pages: makes the node ready to measure

@@ -102,10 +102,12 @@ static int real_run(void *userdata, enum fill_mode m, const struct plan_pool *se
         return r;
 }
 
-static int real_hvo(void *userdata) {
+/* HVO for measurement @nth: the first takes it as the run read it before its plan; one after a
+ * collapse reads it again (it may have been turned on mid-fill: choose.h). */
+static int real_hvo(void *userdata, unsigned nth) {
         const struct real *real = userdata;
 
-        return real->shared->hvo ? *real->shared->hvo : kernel_read_hvo(real->shared->rootfd);
+        return nth == 0 && real->shared->hvo ? *real->shared->hvo : kernel_read_hvo(real->shared->rootfd);
 }
 
 /* Measures and fills pool @pp into @run (set up for it already). */

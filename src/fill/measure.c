@@ -183,7 +183,7 @@ static int measure(struct state *s) {
         _cleanup_(freep) struct choose_node *seen = NULL;
         int r;
 
-        c->hvo = s->ops->hvo ? s->ops->hvo(s->ops->userdata) : -1;
+        c->hvo = s->ops->hvo ? s->ops->hvo(s->ops->userdata, c->measurements) : -1;
         s->fault_refused = 0;
         for (size_t i = 0; i < n; i++)
                 s->cn[i].sysfs_rate = s->cn[i].fault_rate = s->cn[i].sysfs_write_ns = s->cn[i].fault_start_ns = 0;

@@ -179,8 +179,11 @@ static int read_flat(int rootfd, struct topology *t, struct error *e) {
 static int no_node_dir(int rootfd, int r, struct error *e) {
         _cleanup_(closep) int fd = open_beneath(rootfd, NODE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
 
-        if (fd == -ENOENT)
+        if (fd == -ENOENT) {
+                if (e)
+                        e->msg[0] = 0; /* not an error: no message of it stays */
                 return 1;
+        }
         if (fd < 0)
                 return error_set(e, fd, "%s/" NODE_DIR ": cannot open: %s", shown_root(), strerror(-fd));
         return r;

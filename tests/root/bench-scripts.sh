@@ -40,6 +40,8 @@ if [ "$(echo $nodes)" = 0 ] && command -v cc >/dev/null; then
         # and each tool's runs in a row, after the interleaved rounds: the floor's row among them
         sed -n '/^back to back /,$p' "$WORK/out" | grep -Eq '^floor +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' ||
                 fail "floor.py --back-to-back printed no table of the runs in a row"
+        grep -Eq '^back to back, hpfilld auto x floor, paired: [0-9.]+$' "$WORK/out" ||
+                fail "floor.py --back-to-back printed no paired ratio to the floor"
         ! ls -d /run/hpfilld-floor-* 2>/dev/null || fail "floor.py left its directory in /run"
 fi
 if [ -d "$HP/hugepages-1048576kB" ]; then

@@ -47,8 +47,8 @@ N0=$NODES/node0/hugepages/hugepages-2048kB
 F=$HP/hugepages-2048kB/free_hugepages
 # the claim grows node0's pool by what is not free there already: with free pages found, it would
 # grow it by less than the domain takes, and no count below would be the test's to assert
-[ "$(cat "$N0/free_hugepages")" = 0 ] ||
-        { echo "SKIP: node0's 2M pool holds $(cat "$N0/free_hugepages") free pages; the test needs one without"; exit 77; }
+free0=$(cat "$N0/free_hugepages") || fail "cannot read $N0/free_hugepages"
+[ "$free0" = 0 ] || { echo "SKIP: node0's 2M pool holds $free0 free pages; the test needs one without"; exit 77; }
 
 undo=""
 # later CMD: CMD at the end, before the ones registered earlier

@@ -74,6 +74,15 @@ grep -qx "hpfilld: No pools configured in $work/empty.conf, the kernel command l
         bad "--config with no pools: '$(cat "$work/err")'"
 echo "ok: nothing configured: $(cat "$work/err")"
 
+# a kernel without NUMA (no node directory) is no error: a fill and status say nothing of it
+fake_machine "$work/flat" 1 4096 2048
+rm -rf "$work/flat/sys/devices/system/node"
+"$HPFILLD" --once -q --pool 2M:8 --root "$work/flat" >"$work/out" 2>"$work/err" || bad "--once on a flat machine: $(cat "$work/err")"
+[ "$(cat "$work/flat/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages")" = 8 ] || bad "the flat machine's pool: $(cat "$work/flat/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages")"
+"$HPFILLD" status --root "$work/flat" >"$work/out" 2>"$work/err" || bad "status on a flat machine: $(cat "$work/err")"
+[ -s "$work/err" ] && bad "status on a flat machine warns: $(cat "$work/err")"
+echo "ok: a machine without NUMA"
+
 # the README's Monitoring section: its configuration is valid, and its command works
 if [ -n "${SOURCE_ROOT:-}" ]; then
         fake_machine "$work/machine" 1 4096

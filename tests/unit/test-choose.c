@@ -99,6 +99,7 @@ struct sim {
         uint64_t pages[3];
         unsigned stop_after_runs;
         int hvo[2];
+        unsigned hvo_nth[4], n_hvo; /* the measurement numbers HVO was asked for, in order */
         double write_ns; /* what a sysfs write costs on top of its pages */
         bool free_pages[2]; /* the node has free pages that are not the fill's: never faulted */
 };
@@ -141,8 +142,10 @@ static bool sim_clear_for_fault(void *u, size_t i, uint64_t *now) {
         return !s->free_pages[i];
 }
 
-static int sim_hvo(void *u) {
+static int sim_hvo(void *u, unsigned nth) {
         struct sim *s = u;
+        s->hvo_nth[s->n_hvo < ELEMENTSOF(s->hvo_nth) ? s->n_hvo : ELEMENTSOF(s->hvo_nth) - 1] = nth;
+        s->n_hvo++;
         return s->hvo[s->change_after && s->total >= s->change_after];
 }
 
@@ -370,6 +373,10 @@ TEST(test_collapse) {
         CHECK(o.choice.measurements >= 2);
         CHECK_EQ(o.choice.method, FILL_MODE_SYSFS);
         CHECK_EQ(o.choice.hvo, 1);
+        /* each measurement asks for HVO by its number: the fill reads it again after the first */
+        CHECK_EQ(s.n_hvo, o.choice.measurements);
+        CHECK_EQ(s.hvo_nth[0], 0);
+        CHECK_EQ(s.hvo_nth[1], 1);
         /* the segment that showed the collapse ran to its end: at most twice the ones before */
         CHECK(s.pages[FILL_MODE_FAULT] < 4 * 5000);
         CHECK(s.pages[FILL_MODE_SYSFS] > 80000);
