@@ -65,23 +65,28 @@ int kernel_read_hvo(int rootfd) {
         return read_u64_at(rootfd, "proc/sys/vm/hugetlb_optimize_vmemmap", &v) < 0 ? -1 : v != 0;
 }
 
-/* 1: CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y, 0: the config says it is not set, -1: no config to read. */
-static int config_default_on(int rootfd) {
-        _cleanup_(freep) char *text = NULL;
-        struct utsname u;
+/* 1: CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y, 0: the config says it is not set (or, a kernel before
+ * the option, says nothing of it), -1: no config to read. Read up to that line only, through a
+ * small buffer: a distribution's config is 100-300 KiB, read at every run where the command
+ * line does not say (Debian's), and a whole copy of it cost more than the rest of the plan. */
+static int config_default_on(int rootfd, const char *release) {
+        static const char *const lines[] = { "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y",
+                                             "# CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set" };
         char path[128];
+        int r;
 
-        if (uname(&u) < 0)
+        if (!release)
                 return -1;
-        (void) snprintf(path, sizeof(path), "boot/config-%s", u.release);
-        if (read_full_file_at(rootfd, path, 4 * 1024 * 1024, &text, NULL) < 0)
-                return -1;
-        return strstr(text, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n") != NULL;
+        (void) snprintf(path, sizeof(path), "boot/config-%s", release);
+        r = find_line_at(rootfd, path, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON", lines, ELEMENTSOF(lines), 4 * 1024 * 1024);
+        return r == 0 ? 1 : r == 1 || r == -ENOMSG ? 0 : -1;
 }
 
 void kernel_features_read(int rootfd, bool host, int cmdline_ioa, struct kernel_features *ret) {
         _cleanup_(freep) char *cmdline = NULL;
         int v = cmdline_ioa;
+        struct utsname u;
+        bool named = uname(&u) >= 0; /* the running kernel's release: its config, and the report's */
 
         if (v == KERNEL_FEATURES_CMDLINE_UNREAD) {
                 v = -1;
@@ -93,7 +98,7 @@ void kernel_features_read(int rootfd, bool host, int cmdline_ioa, struct kernel_
                 ret->init_on_alloc = v;
                 ret->init_on_alloc_source = v ? "init_on_alloc=1 on the kernel command line"
                                               : "init_on_alloc=0 on the kernel command line";
-        } else if ((v = config_default_on(rootfd)) >= 0) {
+        } else if ((v = config_default_on(rootfd, named ? u.release : NULL)) >= 0) {
                 ret->init_on_alloc = v;
                 ret->init_on_alloc_from = CAPS_SOURCE_CONFIG;
                 ret->init_on_alloc_source = v ? "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y"
@@ -108,12 +113,8 @@ void kernel_features_read(int rootfd, bool host, int cmdline_ioa, struct kernel_
         ret->release[0] = 0;
         /* Kernels before 5.14 reject the advice itself, before looking at the (empty) range. */
         ret->populate_write = host && madvise(NULL, 0, MADV_POPULATE_WRITE) == 0;
-        if (host) {
-                struct utsname u;
-
-                if (uname(&u) >= 0)
-                        (void) snprintf(ret->release, sizeof(ret->release), "%s", u.release);
-        }
+        if (host && named)
+                (void) snprintf(ret->release, sizeof(ret->release), "%s", u.release);
 }
 
 unsigned kernel_boot_alloc_threads(const struct kernel_features *c) {

@@ -73,6 +73,85 @@ int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_
         return read_full_file_beneath(dirfd, path, 0, max, ret, ret_len);
 }
 
+/* The index of the first of @lines that is a whole line of [@start, @end) (whole lines, the
+ * last one ended by @end), or -1. Only the lines that hold @key are looked at, found with
+ * memmem(): a kernel config has ten thousand lines, and one pass finds the one wanted. */
+static int first_whole_line(const char *start, const char *end, const char *key, const char *const *lines,
+                            size_t n_lines) {
+        size_t klen = strlen(key);
+
+        for (const char *p = start; (p = memmem(p, (size_t) (end - p), key, klen));) {
+                const char *ls = memrchr(start, '\n', (size_t) (p - start)), *le = memchr(p, '\n', (size_t) (end - p));
+
+                ls = ls ? ls + 1 : start;
+                le = le ? le : end;
+                for (size_t i = 0; i < n_lines; i++)
+                        if (strlen(lines[i]) == (size_t) (le - ls) && memcmp(ls, lines[i], (size_t) (le - ls)) == 0)
+                                return (int) i;
+                p = le;
+        }
+        return -1;
+}
+
+int find_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines, size_t max) {
+        _cleanup_(closep) int fd = -1;
+        char buf[16384];
+        size_t have = 0, seen = 0;
+        bool skipping = false; /* in a line longer than @buf: none of @lines */
+        struct stat st;
+
+        fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        while (seen < max) {
+                ssize_t n = read(fd, buf + have, MIN(sizeof(buf) - have, max - seen));
+                const char *start = buf, *end, *nl;
+                int k;
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                seen += (size_t) n;
+                end = buf + have + n;
+                if (n == 0) {
+                        /* the file's end: what is left is its last line, without a newline */
+                        k = skipping ? -1 : first_whole_line(buf, end, key, lines, n_lines);
+                        return k >= 0 ? k : -ENOMSG;
+                }
+                /* the whole lines read: up to the last newline */
+                nl = memrchr(buf, '\n', (size_t) (end - buf));
+                if (!nl && end == buf + sizeof(buf)) {
+                        skipping = true; /* a line that fills the buffer: read on to its end */
+                        have = 0;
+                        continue;
+                }
+                if (skipping && nl) {
+                        /* the rest of a long line: not one of them */
+                        start = memchr(buf, '\n', (size_t) (end - buf));
+                        start = start ? start + 1 : end;
+                        skipping = false;
+                }
+                if (!skipping && nl) {
+                        k = first_whole_line(start, nl + 1, key, lines, n_lines);
+                        if (k >= 0)
+                                return k;
+                }
+                if (nl) {
+                        have = (size_t) (end - (nl + 1));
+                        memmove(buf, nl + 1, have);
+                } else
+                        have = (size_t) (end - buf);
+        }
+        return -EFBIG;
+}
+
 int read_text_line_at(int dirfd, const char *path, size_t max, char **ret) {
         _cleanup_(freep) char *text = NULL;
         size_t len;

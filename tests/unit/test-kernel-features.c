@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* init_on_alloc from the kernel command line and the kernel's config, in fake trees. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "fake-root.h"
 #include "kernel/kernel_features.h"
@@ -60,6 +64,47 @@ TEST(test_sources) {
         kernel_features_read(r.fd, false, -1, &c); /* none there: the config decides */
         CHECK(!c.init_on_alloc);
         CHECK_STR_CONTAINS(c.init_on_alloc_source, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON not set");
+
+        /* a distribution's config: hundreds of KiB, the line deep in it (Debian's is at 84 %) */
+        for (int on = 0; on <= 1; on++) {
+                size_t n = 270 * 1024;
+                char *text = malloc(n + 128);
+
+                CHECK(text != NULL);
+                for (size_t i = 0; i < n; i++)
+                        text[i] = i % 40 == 39 ? '\n' : 'A';
+                (void) snprintf(text + n, 128, "%s\nCONFIG_Z=y\n",
+                                on ? "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y" : "# CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set");
+                fake_write(&r, path, text);
+                free(text);
+                kernel_features_read(r.fd, false, -1, &c);
+                CHECK_EQ(c.init_on_alloc, on);
+                CHECK_EQ(c.init_on_alloc_from, CAPS_SOURCE_CONFIG);
+        }
+        /* read no further than the line: what follows it, however long, is never read */
+        {
+                size_t n = 5 * 1024 * 1024;
+                char *text = malloc(n + 1);
+
+                CHECK(text != NULL);
+                memset(text, 'A', n);
+                text[n] = 0;
+                memcpy(text + 1000, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n", strlen("\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n"));
+                fake_write(&r, path, text);
+                free(text);
+                kernel_features_read(r.fd, false, -1, &c);
+                CHECK_EQ(c.init_on_alloc, 1);
+                CHECK_EQ(c.init_on_alloc_from, CAPS_SOURCE_CONFIG);
+        }
+        /* a kernel from before the option: its config says nothing of it, and it is off */
+        fake_write(&r, path, "CONFIG_A=y\n");
+        kernel_features_read(r.fd, false, -1, &c);
+        CHECK(!c.init_on_alloc);
+        CHECK_EQ(c.init_on_alloc_from, CAPS_SOURCE_CONFIG);
+        /* no config: unknown */
+        CHECK_EQ(unlinkat(r.fd, path, 0), 0);
+        kernel_features_read(r.fd, false, -1, &c);
+        CHECK_EQ(c.init_on_alloc_from, CAPS_SOURCE_UNKNOWN);
         fake_root_free(&r);
 }
 
