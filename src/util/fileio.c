@@ -52,7 +52,8 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         return 0;
 }
 
-int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len) {
+/* @path opened for reading, a regular file (or sysfs attribute): its fd, -EISDIR, -EBADFD */
+static int open_file_beneath(int dirfd, const char *path, unsigned how) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
@@ -66,7 +67,13 @@ int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max
                 return -EISDIR;
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
-        return read_full_fd(fd, max, ret, ret_len);
+        return TAKE_FD(fd);
+}
+
+int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_(closep) int fd = open_file_beneath(dirfd, path, how);
+
+        return fd < 0 ? fd : read_full_fd(fd, max, ret, ret_len);
 }
 
 int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
@@ -94,21 +101,13 @@ static int first_whole_line(const char *start, const char *end, const char *key,
 }
 
 int find_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines, size_t max) {
-        _cleanup_(closep) int fd = -1;
+        _cleanup_(closep) int fd = open_file_beneath(dirfd, path, 0);
         char buf[16384];
         size_t have = 0, seen = 0;
         bool skipping = false; /* in a line longer than @buf: none of @lines */
-        struct stat st;
 
-        fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
         if (fd < 0)
                 return fd;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
         while (seen < max) {
                 ssize_t n = read(fd, buf + have, MIN(sizeof(buf) - have, max - seen));
                 const char *start = buf, *end, *nl;
