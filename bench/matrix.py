@@ -3,8 +3,12 @@
 """Every fill method on every kernel configuration this host can show, in one run.
 
 Cells: HVO (vm.hugetlb_optimize_vmemmap) off and on, times init_on_alloc as this host's kernel
-command line has it and as a Debian host has it (init_on_alloc=1, shown to every tool through
-/proc/cmdline bind-mounted in a private mount namespace: the kernel still does not zero at
+command line has it and as a Debian host has it: a command line without init_on_alloc= and
+Debian's kernel config at /boot/config-$(uname -r), whose CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y hpfilld
+reads there (--debian-config; by default Debian 12's amd64 kernel's, tests/vm/fetch-kernel.sh;
+where none can be had, init_on_alloc=1 on the command line instead). Both shown through mounts
+in a mount namespace of its own, made once for the cell's runs (benchlib.in_mount_namespace()):
+the kernel still does not zero at
 allocation, only what hpfilld reads changes). With --vm, two more cells from Debian's 6.1 kernel
 in a QEMU/TCG guest (bench/vm-cell.sh: one node, 2 CPUs): init_on_alloc=1 (Debian's default,
 the kernel really zeroes at allocation there) with HVO off and with hugetlb_free_vmemmap=on;
@@ -36,7 +40,7 @@ VM_CELLS = (("VM 6.1, init_on_alloc=1", "init_on_alloc=1"),
             ("VM 6.1, ioa=1, HVO on", "init_on_alloc=1 hugetlb_free_vmemmap=on"))
 
 
-def tools_for(args, pages, wrap):
+def tools_for(args, pages):
     hp = ["--once", "-q", "--pool", "2M:%d" % pages]
     tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, benchlib.HP)]}
     if shutil.which("hugeadm"):
@@ -45,15 +49,46 @@ def tools_for(args, pages, wrap):
     for t in args.threads:
         tools["fault-%d" % t] = [args.hpfilld, "--mode", "fault", "-t", str(t)] + hp
     tools["auto"] = [args.hpfilld] + hp
-    return {name: wrap + cmd for name, cmd in tools.items() if args.tools is None or name in args.tools}
+    return {name: cmd for name, cmd in tools.items() if args.tools is None or name in args.tools}
 
 
-def auto_pick(args, pages, wrap):
+def auto_pick(args, pages):
     """What auto says it picked in this cell, from its report (one more, untimed run)."""
     benchlib.write("nr_hugepages", 0)
-    r = subprocess.run(wrap + [args.hpfilld, "--once", "--pool", "2M:%d" % pages], capture_output=True, text=True)
+    r = subprocess.run([args.hpfilld, "--once", "--pool", "2M:%d" % pages], capture_output=True, text=True)
     line = next((l for l in r.stdout.splitlines() if l.startswith("2M pool:")), "?")
     return line.split("(", 1)[1].split(",", 1)[0] if "(" in line else "?"
+
+
+def debian_setup(args, tmp):
+    """The mounts that show hpfilld a Debian host, and what they show: this host's command line
+    without init_on_alloc= and Debian's kernel config at /boot, or (no config to be had) the
+    command line with init_on_alloc=1. Checked: hpfilld there says init_on_alloc is on."""
+    config = args.debian_config
+    if config is None:
+        fetch = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "vm", "fetch-kernel.sh")
+        r = subprocess.run(["sh", fetch], env=dict(os.environ, HPFILLD_VM_FLAVOURS="amd64"), capture_output=True,
+                           text=True)
+        image = r.stdout.strip()
+        name = os.path.join(os.path.dirname(image), "config-" + os.path.basename(image)[len("vmlinuz-"):])
+        config = name if r.returncode == 0 and image and os.path.exists(name) else None
+    with open("/proc/cmdline") as f:
+        words = [w for w in f.read().split() if not w.startswith("init_on_alloc=")]
+    cmdline = os.path.join(tmp, "cmdline")
+    with open(cmdline, "w") as out:
+        # first: the kernel hands every word after a " -- " to init, and so does hpfilld
+        out.write(" ".join(([] if config else ["init_on_alloc=1"]) + words) + "\n")
+    setup = [["mount", "--bind", cmdline, "/proc/cmdline"]]
+    if config:
+        setup += [["mount", "-t", "tmpfs", "-o", "size=4m,mode=755", "tmpfs", "/boot"],
+                  ["cp", config, "/boot/config-" + os.uname().release]]
+    seen = benchlib.in_mount_namespace(setup, lambda: subprocess.run(
+        [args.hpfilld, "--dry-run", "--pool", "2M:0", "--shrink"], capture_output=True, text=True).stdout)
+    want = "init_on_alloc on (from: %s)" % ("/boot/config" if config else "kernel command line")
+    if want not in seen:
+        sys.exit("the Debian cells would not show %s to hpfilld:\n%s" % (want, seen))
+    return setup, ("%s at /boot, no init_on_alloc= on the command line" % os.path.basename(config) if config
+                   else "no Debian kernel config to be had: init_on_alloc=1 on the command line")
 
 
 def vm_cell(args, pages, append):
@@ -84,6 +119,8 @@ def main():
     ap.add_argument("--threads", default="1,2,4", help="fault thread counts (default 1,2,4)")
     ap.add_argument("--tools", help="only these tools, such as echo,sysfs,auto (default: all)")
     ap.add_argument("--vm", action="store_true", help="add the cells of Debian's 6.1 kernel in QEMU/TCG guests")
+    ap.add_argument("--debian-config", help="the kernel config the Debian cells show at /boot (default: Debian 12's "
+                    "amd64 kernel's, tests/vm/fetch-kernel.sh)")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     args.tools = args.tools.split(",") if args.tools else None
@@ -96,24 +133,23 @@ def main():
     hvos = [0, 1] if benchlib.get_hvo() is not None else [None]
     results, picks = {}, {}
     with tempfile.TemporaryDirectory() as tmp, benchlib.pool_kept(), benchlib.hvo_kept() as hvo_found:
-        debian = os.path.join(tmp, "cmdline")
-        with open("/proc/cmdline") as f, open(debian, "w") as out:
-            # first: the kernel hands every word after a " -- " to init, and so does hpfilld
-            out.write("init_on_alloc=1 " + f.read().strip() + "\n")
-        ns = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" /proc/cmdline && exec "$@"', debian]
-        seen = subprocess.run(ns + [args.hpfilld, "--dry-run", "--pool", "2M:0", "--shrink"],
-                              capture_output=True, text=True)
-        if "init_on_alloc on" not in seen.stdout + seen.stderr:
-            sys.exit("the Debian cells would not show init_on_alloc=1 to hpfilld:\n" + seen.stdout + seen.stderr)
+        debian, source = debian_setup(args, tmp)
+        print("Debian cells: %s" % source, file=sys.stderr, flush=True)
         for hvo in hvos:
             benchlib.write("nr_hugepages", 0)  # HVO applies to pages allocated from now on
             if hvo is not None:
                 benchlib.set_hvo(hvo)
-            for cmdline, wrap in (("host", []), ("debian", ns)):
+            for cmdline in ("host", "debian"):
                 cell = "HVO %s, %s" % ({0: "off", 1: "on", None: "n/a"}[hvo], cmdline)
                 print("%s ..." % cell, file=sys.stderr, flush=True)
-                results[cell] = benchlib.run_interleaved(tools_for(args, pages, wrap), pages, args.runs, args.warmup)
-                picks[cell] = auto_pick(args, pages, wrap)
+
+                def one_cell():
+                    times = benchlib.run_interleaved(tools_for(args, pages), pages, args.runs, args.warmup)
+                    return times, auto_pick(args, pages)
+                if cmdline == "host":
+                    results[cell], picks[cell] = one_cell()
+                else:
+                    results[cell], picks[cell] = benchlib.in_mount_namespace(debian, one_cell)
     for cell, append in VM_CELLS if args.vm else ():
         print("%s ..." % cell, file=sys.stderr, flush=True)
         results[cell], picks[cell] = vm_cell(args, pages, append)
