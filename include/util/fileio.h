@@ -22,13 +22,14 @@ int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_
 /* The same, with open_beneath()'s @how: BENEATH_FOLLOW for /proc/self (a link), still inside. */
 int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len);
 /* Which of the lines @lines (each whole, without its newline, and each holding @key) comes
- * first in the regular file @path, reading no further than it: its index, -ENOMSG where none is
- * there, -EFBIG where none is among its first @max bytes and it goes on, or the error of the
- * open or a read. Read through a fixed buffer and searched for @key, for a large file of which
- * one line is wanted (/boot/config-*: hundreds of KiB); a line longer than that buffer is none
+ * last in the regular file @path, read from its end back no further than that line: its index,
+ * -ENOMSG where none is there, -EFBIG where none is among its last @max bytes and it goes on
+ * before them, or the error of the open or a read. Read through a fixed buffer and searched for
+ * @key, for a large file of which one line near its end is wanted (/boot/config-*: hundreds of
+ * KiB, the security options' lines in the last fifth); a line longer than that buffer is none
  * of @lines. Opened as read_full_file_at() opens. */
-int find_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines,
-                 size_t max);
+int find_last_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines,
+                      size_t max);
 /* A one-line file of any length up to @max, without its trailing newline: -EBADMSG if it holds
  * a NUL or a second line. */
 int read_text_line_at(int dirfd, const char *path, size_t max, char **ret);

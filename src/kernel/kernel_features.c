@@ -66,9 +66,10 @@ int kernel_read_hvo(int rootfd) {
 }
 
 /* 1: CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y, 0: the config says it is not set (or, a kernel before
- * the option, says nothing of it), -1: no config to read. Read up to that line only, through a
- * small buffer: a distribution's config is 100-300 KiB, read at every run where the command
- * line does not say (Debian's), and a whole copy of it cost more than the rest of the plan. */
+ * the option, says nothing of it), -1: no config to read. Read from its end back to that line
+ * only (the security options come after the drivers and file systems, in the last fifth): a
+ * distribution's config is 100-300 KiB, read at every run where the command line does not say
+ * (Debian's), and a whole copy of it cost more than the rest of the plan. */
 static int config_default_on(int rootfd, const char *release) {
         static const char *const lines[] = { "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y",
                                              "# CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set" };
@@ -78,7 +79,7 @@ static int config_default_on(int rootfd, const char *release) {
         if (!release)
                 return -1;
         (void) snprintf(path, sizeof(path), "boot/config-%s", release);
-        r = find_line_at(rootfd, path, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON", lines, ELEMENTSOF(lines), 4 * 1024 * 1024);
+        r = find_last_line_at(rootfd, path, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON", lines, ELEMENTSOF(lines), 4 * 1024 * 1024);
         return r == 0 ? 1 : r == 1 || r == -ENOMSG ? 0 : -1;
 }
 

@@ -80,12 +80,13 @@ int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_
         return read_full_file_beneath(dirfd, path, 0, max, ret, ret_len);
 }
 
-/* The index of the first of @lines that is a whole line of [@start, @end) (whole lines, the
+/* The index of the last of @lines that is a whole line of [@start, @end) (whole lines, the
  * last one ended by @end), or -1. Only the lines that hold @key are looked at, found with
- * memmem(): a kernel config has ten thousand lines, and one pass finds the one wanted. */
-static int first_whole_line(const char *start, const char *end, const char *key, const char *const *lines,
-                            size_t n_lines) {
+ * memmem(): a kernel config has ten thousand lines, of which one is wanted. */
+static int last_whole_line(const char *start, const char *end, const char *key, const char *const *lines,
+                           size_t n_lines) {
         size_t klen = strlen(key);
+        int k = -1;
 
         for (const char *p = start; (p = memmem(p, (size_t) (end - p), key, klen));) {
                 const char *ls = memrchr(start, '\n', (size_t) (p - start)), *le = memchr(p, '\n', (size_t) (end - p));
@@ -94,61 +95,65 @@ static int first_whole_line(const char *start, const char *end, const char *key,
                 le = le ? le : end;
                 for (size_t i = 0; i < n_lines; i++)
                         if (strlen(lines[i]) == (size_t) (le - ls) && memcmp(ls, lines[i], (size_t) (le - ls)) == 0)
-                                return (int) i;
+                                k = (int) i;
                 p = le;
         }
-        return -1;
+        return k;
 }
 
-int find_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines, size_t max) {
+int find_last_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines,
+                      size_t max) {
         _cleanup_(closep) int fd = open_file_beneath(dirfd, path, 0);
         char buf[16384];
-        size_t have = 0, seen = 0;
-        bool skipping = false; /* in a line longer than @buf: none of @lines */
+        size_t carry = 0; /* at buf's start: a line's end whose start is before it in the file */
+        bool skipping = false; /* the rest of a line longer than @buf: none of @lines */
+        struct stat st;
+        off_t off;
 
         if (fd < 0)
                 return fd;
-        while (seen < max) {
-                ssize_t n = read(fd, buf + have, MIN(sizeof(buf) - have, max - seen));
-                const char *start = buf, *end, *nl;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        /* From the end back, a buffer at a time, each read put before what is left of the last */
+        for (off = st.st_size; off > 0;) {
+                size_t n = MIN(sizeof(buf) - carry, (size_t) off);
+                const char *start, *end, *nl;
+                ssize_t got;
                 int k;
 
-                if (n < 0 && errno == EINTR)
+                if ((uint64_t) st.st_size - (uint64_t) off + n > max)
+                        return -EFBIG;
+                memmove(buf + n, buf, carry);
+                got = pread(fd, buf, n, off - (off_t) n);
+                if (got < 0 && errno == EINTR) {
+                        memmove(buf, buf + n, carry);
                         continue;
-                if (n < 0)
+                }
+                if (got < 0)
                         return -errno;
-                seen += (size_t) n;
-                end = buf + have + n;
-                if (n == 0) {
-                        /* the file's end: what is left is its last line, without a newline */
-                        k = skipping ? -1 : first_whole_line(buf, end, key, lines, n_lines);
-                        return k >= 0 ? k : -ENOMSG;
+                if ((size_t) got != n)
+                        return -EIO; /* the file shrank under us: read it again another time */
+                off -= (off_t) n;
+                end = buf + n + carry;
+                if (skipping) {
+                        /* what follows the last newline belongs to the long line */
+                        nl = memrchr(buf, '\n', n);
+                        end = nl ? nl + 1 : buf;
+                        skipping = !nl;
                 }
-                /* the whole lines read: up to the last newline */
-                nl = memrchr(buf, '\n', (size_t) (end - buf));
-                if (!nl && end == buf + sizeof(buf)) {
-                        skipping = true; /* a line that fills the buffer: read on to its end */
-                        have = 0;
-                        continue;
+                /* the line at the buffer's start goes on before it, but at the file's start */
+                nl = off > 0 ? memchr(buf, '\n', (size_t) (end - buf)) : NULL;
+                start = off > 0 ? (nl ? nl + 1 : end) : buf;
+                k = last_whole_line(start, end, key, lines, n_lines); /* empty while skipping */
+                if (k >= 0)
+                        return k;
+                carry = (size_t) (start - buf);
+                if (carry == sizeof(buf)) {
+                        skipping = true; /* a line that fills the buffer: not one of them */
+                        carry = 0;
                 }
-                if (skipping && nl) {
-                        /* the rest of a long line: not one of them */
-                        start = memchr(buf, '\n', (size_t) (end - buf));
-                        start = start ? start + 1 : end;
-                        skipping = false;
-                }
-                if (!skipping && nl) {
-                        k = first_whole_line(start, nl + 1, key, lines, n_lines);
-                        if (k >= 0)
-                                return k;
-                }
-                if (nl) {
-                        have = (size_t) (end - (nl + 1));
-                        memmove(buf, nl + 1, have);
-                } else
-                        have = (size_t) (end - buf);
         }
-        return -EFBIG;
+        return -ENOMSG;
 }
 
 int read_text_line_at(int dirfd, const char *path, size_t max, char **ret) {

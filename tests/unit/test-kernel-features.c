@@ -81,20 +81,23 @@ TEST(test_sources) {
                 CHECK_EQ(c.init_on_alloc, on);
                 CHECK_EQ(c.init_on_alloc_from, CAPS_SOURCE_CONFIG);
         }
-        /* read no further than the line: what follows it, however long, is never read */
-        {
-                size_t n = 5 * 1024 * 1024;
+        /* read from the end back no further than the line: what comes before it, however long
+         * (here more than the 4 MiB a config is read to at most), is never read */
+        for (int near_end = 0; near_end <= 1; near_end++) {
+                size_t n = 5 * 1024 * 1024, at = near_end ? n - 1000 : 1000;
+                const char *line = "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n";
                 char *text = malloc(n + 1);
 
                 CHECK(text != NULL);
                 memset(text, 'A', n);
                 text[n] = 0;
-                memcpy(text + 1000, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n", strlen("\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n"));
+                memcpy(text + at, line, strlen(line));
                 fake_write(&r, path, text);
                 free(text);
                 kernel_features_read(r.fd, false, -1, &c);
-                CHECK_EQ(c.init_on_alloc, 1);
-                CHECK_EQ(c.init_on_alloc_from, CAPS_SOURCE_CONFIG);
+                /* near the start: past the 4 MiB, a config too large to be one, unknown */
+                CHECK_EQ(c.init_on_alloc, near_end);
+                CHECK_EQ(c.init_on_alloc_from, near_end ? CAPS_SOURCE_CONFIG : CAPS_SOURCE_UNKNOWN);
         }
         /* a kernel from before the option: its config says nothing of it, and it is off */
         fake_write(&r, path, "CONFIG_A=y\n");
