@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Every fill method on every kernel configuration this host can show, in one run.
 
-Cells: HVO (vm.hugetlb_optimize_vmemmap) off and on, times init_on_alloc as this host's kernel
-command line has it and as a Debian host has it: a command line without init_on_alloc= and
-Debian's kernel config at /boot/config-$(uname -r), whose CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y hpfilld
-reads there (--debian-config; by default Debian 12's amd64 kernel's, tests/vm/fetch-kernel.sh;
-where none can be had, init_on_alloc=1 on the command line instead). Both shown through mounts
-in a mount namespace of its own, made once for the cell's runs (benchlib.in_mount_namespace()):
-the kernel still does not zero at
-allocation, only what hpfilld reads changes). With --vm, two more cells from Debian's 6.1 kernel
+Cells: HVO (vm.hugetlb_optimize_vmemmap) off and on, times this host as it is and as a Debian
+host is: /run a tmpfs (this host's may not be), a command line without init_on_alloc= and Debian's
+kernel config at /boot/config-$(uname -r), whose CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y hpfilld reads
+there (--debian-config; by default Debian 12's amd64 kernel's, tests/vm/fetch-kernel.sh; where
+none can be had, init_on_alloc=1 on the command line instead). All shown through mounts in a
+mount namespace of its own, made once for the cell's runs (benchlib.in_mount_namespace()): the
+kernel still does not zero at allocation, only what hpfilld reads changes. With --vm, two more
+cells from Debian's 6.1 kernel
 in a QEMU/TCG guest (bench/vm-cell.sh: one node, 2 CPUs): init_on_alloc=1 (Debian's default,
 the kernel really zeroes at allocation there) with HVO off and with hugetlb_free_vmemmap=on;
 TCG's times are not a host's, their ratios are what counts. In each cell: echo > nr_hugepages, hugeadm,
@@ -78,7 +78,9 @@ def debian_setup(args, tmp):
     with open(cmdline, "w") as out:
         # first: the kernel hands every word after a " -- " to init, and so does hpfilld
         out.write(" ".join(([] if config else ["init_on_alloc=1"]) + words) + "\n")
-    setup = [["mount", "--bind", cmdline, "/proc/cmdline"]]
+    # /run a tmpfs, as on every Debian host (this one's may be on its root file system, where the
+    # ledger's and the record's swaps cost several times more): fresh, the cell's runs share it
+    setup = [["mount", "--bind", cmdline, "/proc/cmdline"], ["mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/run"]]
     if config:
         setup += [["mount", "-t", "tmpfs", "-o", "size=4m,mode=755", "tmpfs", "/boot"],
                   ["cp", config, "/boot/config-" + os.uname().release]]
@@ -87,8 +89,8 @@ def debian_setup(args, tmp):
     want = "init_on_alloc on (from: %s)" % ("/boot/config" if config else "kernel command line")
     if want not in seen:
         sys.exit("the Debian cells would not show %s to hpfilld:\n%s" % (want, seen))
-    return setup, ("%s at /boot, no init_on_alloc= on the command line" % os.path.basename(config) if config
-                   else "no Debian kernel config to be had: init_on_alloc=1 on the command line")
+    return setup, ("/run a tmpfs, %s at /boot, no init_on_alloc= on the command line" % os.path.basename(config)
+                   if config else "/run a tmpfs; no Debian kernel config to be had: init_on_alloc=1 on the command line")
 
 
 def vm_cell(args, pages, append):
