@@ -52,26 +52,27 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* @path opened for reading, a regular file (or sysfs attribute): its fd, -EISDIR, -EBADFD */
-static int open_file_beneath(int dirfd, const char *path, unsigned how) {
+/* @path opened for reading, a regular file (or sysfs attribute): its fd (its stat in @st),
+ * -EISDIR, -EBADFD */
+static int open_file_beneath(int dirfd, const char *path, unsigned how, struct stat *st) {
         _cleanup_(closep) int fd = -1;
-        struct stat st;
 
         /* O_NONBLOCK: a FIFO put where a file was expected opens at once, and is refused */
         fd = open_beneath(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, how);
         if (fd < 0)
                 return fd;
-        if (fstat(fd, &st) < 0)
+        if (fstat(fd, st) < 0)
                 return -errno;
-        if (S_ISDIR(st.st_mode))
+        if (S_ISDIR(st->st_mode))
                 return -EISDIR;
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st->st_mode))
                 return -EBADFD;
         return TAKE_FD(fd);
 }
 
 int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_(closep) int fd = open_file_beneath(dirfd, path, how);
+        struct stat st;
+        _cleanup_(closep) int fd = open_file_beneath(dirfd, path, how, &st);
 
         return fd < 0 ? fd : read_full_fd(fd, max, ret, ret_len);
 }
@@ -103,17 +104,15 @@ static int last_whole_line(const char *start, const char *end, const char *key, 
 
 int find_last_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines,
                       size_t max) {
-        _cleanup_(closep) int fd = open_file_beneath(dirfd, path, 0);
+        struct stat st;
+        _cleanup_(closep) int fd = open_file_beneath(dirfd, path, 0, &st);
         char buf[16384];
         size_t carry = 0; /* at buf's start: a line's end whose start is before it in the file */
         bool skipping = false; /* the rest of a line longer than @buf: none of @lines */
-        struct stat st;
         off_t off;
 
         if (fd < 0)
                 return fd;
-        if (fstat(fd, &st) < 0)
-                return -errno;
         /* From the end back, a buffer at a time, each read put before what is left of the last */
         for (off = st.st_size; off > 0;) {
                 size_t n = MIN(sizeof(buf) - carry, (size_t) off);
