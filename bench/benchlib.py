@@ -197,11 +197,17 @@ def in_mount_namespace(setup, fn):
         finally:
             os._exit(code)
     os.close(wfd)
-    with os.fdopen(rfd) as f:
-        data = f.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        sys.exit("the run in a mount namespace of its own failed (status %d)" % status)
+    try:
+        with os.fdopen(rfd) as f:
+            data = f.read()
+    except BaseException:
+        # interrupted: the child stops before the pools are put back behind it
+        os.kill(pid, 15)
+        raise
+    finally:
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code != 0:
+        sys.exit("the run in a mount namespace of its own failed (exit status %d)" % code)
     return json.loads(data)
 
 

@@ -21,13 +21,14 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 int read_full_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
 /* The same, with open_beneath()'s @how: BENEATH_FOLLOW for /proc/self (a link), still inside. */
 int read_full_file_beneath(int dirfd, const char *path, unsigned how, size_t max, char **ret, size_t *ret_len);
-/* Which of the lines @lines (each whole, without its newline, and each holding @key) comes
- * last in the regular file @path, read from its end back no further than that line: its index,
- * -ENOMSG where none is there, -EFBIG where none is among its last @max bytes and it goes on
- * before them, or the error of the open or a read. Read through a fixed buffer and searched for
- * @key, for a large file of which one line near its end is wanted (/boot/config-*: hundreds of
- * KiB, the security options' lines in the last fifth); a line longer than that buffer is none
- * of @lines. Opened as read_full_file_at() opens. */
+/* Which of the lines @lines (each whole, without its newline, and each holding @key, not
+ * empty) comes last in the regular file @path, read from its end back no further than that
+ * line: its index, -ENOMSG where none is there, -EFBIG where reading on to find one would take
+ * more than @max bytes, or the error of the open or a read (-EIO: the file shrank while read).
+ * Read through a 16 KiB buffer and searched for @key, for a large file of which one line near
+ * its end is wanted (/boot/config-*: hundreds of KiB, the security options' lines in the last
+ * fifth); a line of 16 KiB less one byte or more is none of @lines. Opened as
+ * read_full_file_at() opens. */
 int find_last_line_at(int dirfd, const char *path, const char *key, const char *const *lines, size_t n_lines,
                       size_t max);
 /* A one-line file of any length up to @max, without its trailing newline: -EBADMSG if it holds

@@ -113,9 +113,12 @@ int find_last_line_at(int dirfd, const char *path, const char *key, const char *
 
         if (fd < 0)
                 return fd;
+        if (!*key)
+                return -EINVAL; /* memmem() would find it everywhere */
         /* From the end back, a buffer at a time, each read put before what is left of the last */
         for (off = st.st_size; off > 0;) {
-                size_t n = MIN(sizeof(buf) - carry, (size_t) off);
+                size_t room = sizeof(buf) - carry;
+                size_t n = off < (off_t) room ? (size_t) off : room; /* no size_t cast of a 64-bit off */
                 const char *start, *end, *nl;
                 ssize_t got;
                 int k;

@@ -103,6 +103,7 @@ TEST(test_not_a_file) {
         CHECK_EQ(mkdirat(r.fd, "dir", 0700), 0);
         CHECK_EQ(find_last_line_at(r.fd, "dir", "CONFIG_X", lines, ELEMENTSOF(lines), 1 << 20), -EISDIR);
         fake_write(&r, "real", "CONFIG_X=y\n");
+        CHECK_EQ(find_last_line_at(r.fd, "real", "", lines, ELEMENTSOF(lines), 1 << 20), -EINVAL); /* no key */
         CHECK_EQ(symlinkat("real", r.fd, "link"), 0);
         CHECK_EQ(find_last_line_at(r.fd, "link", "CONFIG_X", lines, ELEMENTSOF(lines), 1 << 20), -ELOOP);
         fake_root_free(&r);
