@@ -137,21 +137,18 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, benchlib.pool_kept(), benchlib.hvo_kept() as hvo_found:
         debian, source = debian_setup(args, tmp)
         print("Debian cells: %s" % source, file=sys.stderr, flush=True)
+
+        def one_cell():
+            times = benchlib.run_interleaved(tools_for(args, pages), pages, args.runs, args.warmup)
+            return times, auto_pick(args, pages)
         for hvo in hvos:
             benchlib.write("nr_hugepages", 0)  # HVO applies to pages allocated from now on
             if hvo is not None:
                 benchlib.set_hvo(hvo)
-            for cmdline in ("host", "debian"):
-                cell = "HVO %s, %s" % ({0: "off", 1: "on", None: "n/a"}[hvo], cmdline)
+            for host in ("host", "debian"):
+                cell = "HVO %s, %s" % ({0: "off", 1: "on", None: "n/a"}[hvo], host)
                 print("%s ..." % cell, file=sys.stderr, flush=True)
-
-                def one_cell():
-                    times = benchlib.run_interleaved(tools_for(args, pages), pages, args.runs, args.warmup)
-                    return times, auto_pick(args, pages)
-                if cmdline == "host":
-                    results[cell], picks[cell] = one_cell()
-                else:
-                    results[cell], picks[cell] = benchlib.in_mount_namespace(debian, one_cell)
+                results[cell], picks[cell] = one_cell() if host == "host" else benchlib.in_mount_namespace(debian, one_cell)
     for cell, append in VM_CELLS if args.vm else ():
         print("%s ..." % cell, file=sys.stderr, flush=True)
         results[cell], picks[cell] = vm_cell(args, pages, append)
