@@ -79,50 +79,63 @@ static _Atomic int *resv_slot(int rootfd, const struct topology *t, uint64_t pag
         return &t->counter_fds[t->n_page_sizes * t->n_nodes * TOPOLOGY_COUNTERS + (size_t) s];
 }
 
-/* @path's number, from the fd kept in @slot (opened on the first read) or, without one, read
- * as read_u64_at() does */
-static int read_kept(int rootfd, _Atomic int *slot, const char *path, uint64_t *ret) {
-        int r, fd, kept;
+/* A counter's file: a node's pool's (pool_path()), or the whole pool's (@global) */
+struct counter_path {
+        const struct topology *t;
+        unsigned node;
+        uint64_t page_size;
+        const char *file;
+        bool global;
+};
 
+static int counter_path_format(char *buf, size_t size, const struct counter_path *c) {
+        return c->global ? pool_global_path(buf, size, c->page_size, c->file)
+                         : pool_path(buf, size, c->t, c->node, c->page_size, c->file);
+}
+
+/* @c's number, from the fd kept in @slot (opened on the first read) or, without one, read as
+ * read_u64_at() does. Its path is made only where it is opened: a fill reads its counters again
+ * at every step, and each path made is a snprintf(), a tenth of an --once's own instructions. */
+static int read_kept(int rootfd, _Atomic int *slot, const struct counter_path *c, uint64_t *ret) {
+        char path[160];
+        struct stat st;
+        int r, fd, kept = slot ? atomic_load(slot) : -1;
+
+        if (kept >= 0)
+                return read_u64_fd_again(kept, ret);
+        r = counter_path_format(path, sizeof(path), c);
+        if (r < 0)
+                return r;
         if (!slot)
                 return read_u64_at(rootfd, path, ret);
-        kept = atomic_load(slot);
-        if (kept < 0) {
-                /* as read_u64_at() opens it; another thread's, where it came first */
-                struct stat st;
-
-                fd = open_beneath(rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
-                if (fd < 0)
-                        return fd;
-                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                        /* not an attribute (a FIFO put there): read once as before, never kept */
-                        r = read_u64_fd(fd, ret);
-                        (void) close(fd);
-                        return r;
-                }
-                if (atomic_compare_exchange_strong(slot, &kept, fd))
-                        kept = fd;
-                else
-                        (void) close(fd);
+        /* as read_u64_at() opens it; another thread's, where it came first */
+        fd = open_beneath(rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                /* not an attribute (a FIFO put there): read once as before, never kept */
+                r = read_u64_fd(fd, ret);
+                (void) close(fd);
+                return r;
         }
+        if (atomic_compare_exchange_strong(slot, &kept, fd))
+                kept = fd;
+        else
+                (void) close(fd);
         return read_u64_fd_again(kept, ret);
 }
 
 static int read_counter(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, const char *file,
                         uint64_t *ret) {
-        char path[160];
-        int r;
+        const struct counter_path c = { .t = t, .node = node, .page_size = page_size, .file = file };
 
-        r = pool_path(path, sizeof(path), t, node, page_size, file);
-        return r < 0 ? r : read_kept(rootfd, counter_slot(rootfd, t, node, page_size, file), path, ret);
+        return read_kept(rootfd, counter_slot(rootfd, t, node, page_size, file), &c, ret);
 }
 
 int pool_read_resv(int rootfd, const struct topology *t, uint64_t page_size, uint64_t *ret) {
-        char path[160];
-        int r;
+        const struct counter_path c = { .page_size = page_size, .file = "resv_hugepages", .global = true };
 
-        r = pool_global_path(path, sizeof(path), page_size, "resv_hugepages");
-        return r < 0 ? r : read_kept(rootfd, resv_slot(rootfd, t, page_size), path, ret);
+        return read_kept(rootfd, resv_slot(rootfd, t, page_size), &c, ret);
 }
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret) {
