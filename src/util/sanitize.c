@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/macro.h"
 #include "util/sanitize.h"
 
 size_t utf8_len(const char *str) {
@@ -52,25 +53,44 @@ uint32_t utf8_control(const char *str, size_t n) {
  * character that reorders or breaks the text around it (utf8_control()), or a byte that is
  * not part of well-formed UTF-8 (raw 0x80..0x9f among them: an 8-bit terminal's C1
  * controls). */
+static inline bool plain_ascii(unsigned char c) {
+        return c >= 0x20 && c < 0x7f;
+}
+
 size_t text_plain_len(const char *s) {
         unsigned char c = (unsigned char) *s;
         size_t n;
 
-        if (c < 0x20 || c == 0x7f)
-                return 0;
+        if (plain_ascii(c))
+                return 1;
+        if (c < 0x80)
+                return 0; /* a C0 control, DEL */
         n = utf8_len(s);
         return utf8_control(s, n) ? 0 : n;
 }
 
-bool has_controls(const char *s) {
-        while (*s) {
-                size_t n = text_plain_len(s);
+/* How many bytes from @s on are printable ASCII: what most text is, and goes out as it is
+ * without a look at each character as UTF-8 (text_plain_len() for the rest) */
+static size_t plain_ascii_run(const char *s) {
+        size_t n = 0;
 
+        while (plain_ascii((unsigned char) s[n]))
+                n++;
+        return n;
+}
+
+bool has_controls(const char *s) {
+        for (;;) {
+                size_t n;
+
+                s += plain_ascii_run(s);
+                if (!*s)
+                        return false;
+                n = text_plain_len(s);
                 if (n == 0)
                         return true;
                 s += n;
         }
-        return false;
 }
 
 static void escape(char *buf, size_t size, const char *s, bool backslash) {
@@ -94,11 +114,19 @@ static void escape(char *buf, size_t size, const char *s, bool backslash) {
                         buf[n++] = '\\';
                         s++;
                 } else {
-                        if (n + len >= size) /* whole characters only */
+                        /* this character and the printable ASCII after it, up to a backslash to
+                         * double, as much as fits: whole characters only */
+                        size_t run = len + plain_ascii_run(s + len);
+                        const char *bs;
+
+                        if (backslash && (bs = memchr(s + len, '\\', run - len)))
+                                run = (size_t) (bs - s);
+                        if (n + len >= size)
                                 break;
-                        memcpy(buf + n, s, len);
-                        n += len;
-                        s += len;
+                        run = MIN(run, size - 1 - n);
+                        memcpy(buf + n, s, run);
+                        n += run;
+                        s += run;
                 }
         }
         buf[n] = 0;
