@@ -44,6 +44,15 @@ if [ "$(echo $nodes)" = 0 ] && command -v cc >/dev/null; then
                 fail "floor.py --back-to-back printed no paired ratio to the floor"
         ! ls -d /run/hpfilld-floor-* 2>/dev/null || fail "floor.py left its directory in /run"
 fi
+# valgrind: tools/setup.sh --test installs it
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+        bench instructions '^hpfilld sysfs +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+$' python3 "$BENCH/instructions.py" \
+                --hpfilld "$HPFILLD" --pages 8 --top 5
+        # a count of each: hpfilld's own functions are named, the fill's among them
+        grep -Eq '^  job_run +[0-9]+ +[0-9.]+%$' "$WORK/out" || fail "instructions.py named none of hpfilld's functions"
+else
+        echo "# skipped instructions.py: no valgrind"
+fi
 if [ -d "$HP/hugepages-1048576kB" ]; then
         bench gigantic-bench '^(off|on|n/a) +hpfilld +[0-9]+ +[0-9]+ ' python3 "$BENCH/gigantic-bench.py" \
                 --hpfilld "$HPFILLD" --pages 1 --rounds 1

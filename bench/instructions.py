@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What a run executes in user space, counted: the same number on every run, whatever the host's noise.
+
+Each command runs once under valgrind's callgrind, from an empty 2M pool (put back as found):
+sh -c 'echo N > nr_hugepages', hpfilld --version, hpfilld --once --mode sysfs and auto. For each:
+the instructions it executed in user space, what of them the dynamic loader took (its start,
+and the symbols it bound lazily), and main()'s own. Then the functions of hpfilld's --once
+(sysfs) that executed the most, each with what it called. valgrind has no openat2(): under it
+hpfilld opens every file by its own walk, a component at a time (open_beneath_walk(), what
+kernels before 5.6 get); the column "less the walk" takes that out, which is what a run on
+this kernel executes. The times a run takes are not counted here (bench/matrix.py,
+bench/floor.py); where they scale with instructions, a cut shows here first, without noise.
+Needs root and valgrind:
+    flock /tmp/hpfilld-host.lock bench/instructions.py [--pages 128] [--top 15]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import benchlib
+
+LINE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+(?:\S*:)?([A-Za-z_][\w.]*)(?: \[(.*)\])?$")
+
+
+def annotate(out_file, incl):
+    """The total of a callgrind profile, and {function: (instructions, object)}: inclusive of
+    what each called (@incl), or its own. A function shown on several lines (inlined in other
+    files) keeps its largest (inclusive) or their sum (its own)."""
+    r = subprocess.run(["callgrind_annotate", "--inclusive=" + ("yes" if incl else "no"), "--threshold=100",
+                        out_file], capture_output=True, text=True, check=True)
+    found = {}
+    for line in r.stdout.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        n, fn, obj = int(m.group(1).replace(",", "")), m.group(2), m.group(3) or ""
+        had, had_obj = found.get(fn, (0, ""))
+        found[fn] = (max(n, had), obj or had_obj) if incl else (n + had, obj or had_obj)
+    total = re.search(r"^\s*([\d,]+) \([ \d.]+%\)\s+PROGRAM TOTALS", r.stdout, re.M)
+    if not total:
+        sys.exit("callgrind_annotate printed no total for %s" % out_file)
+    return int(total.group(1).replace(",", "")), found
+
+
+def counted(cmd, work, name):
+    """The profile of one run of @cmd from an empty 2M pool."""
+    benchlib.write("nr_hugepages", 0)
+    out_file = os.path.join(work, name + ".out")
+    # as a run is started by hand or by systemd: no malloc() that fills what it hands out (meson
+    # test sets MALLOC_PERTURB_), which would count a memset() of every buffer
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out_file] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit("%s failed under valgrind (%d): %s" % (" ".join(cmd), r.returncode, r.stderr[-2000:]))
+    total, incl = annotate(out_file, True)
+    return total, incl, annotate(out_file, False)[1]
+
+
+def get(found, fn):
+    return found.get(fn, (0, ""))[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hpfilld", default=benchlib.HPFILLD)
+    ap.add_argument("--pages", type=int, default=128, help="the fill, 2M pages (default 128: 256 MiB)")
+    ap.add_argument("--top", type=int, default=15, help="hpfilld functions shown (default 15)")
+    args = ap.parse_args()
+
+    benchlib.check_host()
+    for tool in ("valgrind", "callgrind_annotate"):
+        if not shutil.which(tool):
+            sys.exit("no %s (apt-get install valgrind)" % tool)
+    hpfilld = os.path.abspath(args.hpfilld)
+    hp = ["--once", "-q", "--pool", "2M:%d" % args.pages]
+    cmds = {
+        "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (args.pages, benchlib.HP)],
+        "hpfilld --version": [hpfilld, "--version"],
+        "hpfilld sysfs": [hpfilld, "--mode", "sysfs"] + hp,
+        "hpfilld auto": [hpfilld] + hp,
+    }
+    profiles = {}
+    with benchlib.pool_kept(), tempfile.TemporaryDirectory(prefix="hpfilld-instructions-") as work:
+        for i, (name, cmd) in enumerate(cmds.items()):
+            profiles[name] = counted(cmd, work, "run%d" % i)
+
+    print("2M pool: 0 -> %d pages; instructions executed in user space, one run each (callgrind)" % args.pages)
+    # ld.so: what the dynamic loader executed itself (its start, the lazy binding of each
+    # symbol on its first call); binding: the calls through its trampoline, with what they did
+    print("%-20s %10s %10s %10s %10s %12s %9s" % ("command", "total", "ld.so", "binding", "main", "less walk",
+                                                "x echo"))
+    echo = profiles["echo"][0]
+    for name, (total, incl, own) in profiles.items():
+        walk = get(incl, "open_beneath_walk")
+        loader = sum(n for n, obj in own.values() if os.path.basename(obj).startswith("ld-linux"))
+        binding = sum(get(incl, fn) for fn in incl if fn.startswith("_dl_runtime_resolve"))
+        print("%-20s %10d %10d %10d %10d %12d %9.2f" % (name, total, loader, binding, get(incl, "main"),
+                                                        total - walk, (total - walk) / echo))
+
+    total, incl, _ = profiles["hpfilld sysfs"]
+    print("hpfilld sysfs: hpfilld's functions that executed the most, with what they called (the walk "
+          "included; itself not shown), of %d" % total)
+    top = sorted(((n, fn) for fn, (n, obj) in incl.items()
+                  if os.path.basename(obj) == os.path.basename(hpfilld) and fn not in ("main", "run", "open_beneath", "open_beneath_walk")),
+                 reverse=True)
+    for n, fn in top[:args.top]:
+        print("  %-40s %10d %6.1f%%" % (fn, n, 100.0 * n / total))
+
+
+if __name__ == "__main__":
+    main()
