@@ -48,15 +48,16 @@ uint32_t utf8_control(const char *str, size_t n) {
         return (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
 }
 
+/* A byte that is a character of its own and goes out as it is */
+static inline bool plain_ascii(unsigned char c) {
+        return c >= 0x20 && c < 0x7f;
+}
+
 /* The length of the character at @s that goes out as it is, or 0 for a byte to escape: a C0
  * control, DEL, a C1 control (U+0080..U+009F: a UTF-8 terminal takes U+009B for CSI), a
  * character that reorders or breaks the text around it (utf8_control()), or a byte that is
  * not part of well-formed UTF-8 (raw 0x80..0x9f among them: an 8-bit terminal's C1
  * controls). */
-static inline bool plain_ascii(unsigned char c) {
-        return c >= 0x20 && c < 0x7f;
-}
-
 size_t text_plain_len(const char *s) {
         unsigned char c = (unsigned char) *s;
         size_t n;
@@ -69,12 +70,12 @@ size_t text_plain_len(const char *s) {
         return utf8_control(s, n) ? 0 : n;
 }
 
-/* How many bytes from @s on are printable ASCII: what most text is, and goes out as it is
- * without a look at each character as UTF-8 (text_plain_len() for the rest) */
-static size_t plain_ascii_run(const char *s) {
+/* How many bytes from @s on, @max at most, are printable ASCII: what most text is, and goes
+ * out as it is without a look at each character as UTF-8 (text_plain_len() for the rest) */
+static size_t plain_ascii_run(const char *s, size_t max) {
         size_t n = 0;
 
-        while (plain_ascii((unsigned char) s[n]))
+        while (n < max && plain_ascii((unsigned char) s[n]))
                 n++;
         return n;
 }
@@ -83,7 +84,7 @@ bool has_controls(const char *s) {
         for (;;) {
                 size_t n;
 
-                s += plain_ascii_run(s);
+                s += plain_ascii_run(s, SIZE_MAX);
                 if (!*s)
                         return false;
                 n = text_plain_len(s);
@@ -116,14 +117,14 @@ static void escape(char *buf, size_t size, const char *s, bool backslash) {
                 } else {
                         /* this character and the printable ASCII after it, up to a backslash to
                          * double, as much as fits: whole characters only */
-                        size_t run = len + plain_ascii_run(s + len);
+                        size_t run;
                         const char *bs;
 
-                        if (backslash && (bs = memchr(s + len, '\\', run - len)))
-                                run = (size_t) (bs - s);
                         if (n + len >= size)
                                 break;
-                        run = MIN(run, size - 1 - n);
+                        run = len + plain_ascii_run(s + len, size - 1 - n - len);
+                        if (backslash && (bs = memchr(s + len, '\\', run - len)))
+                                run = (size_t) (bs - s);
                         memcpy(buf + n, s, run);
                         n += run;
                         s += run;
