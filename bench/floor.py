@@ -6,7 +6,9 @@ The floor is bench/floor.c, built here: a one-node fill that does only what an -
 beside the kernel's write (its reads, the lock and its holder, the write, the counters read back,
 a ledger and a record swapped in whole, into a directory of its own on this host's /run), hard-
 coded, nothing else. It says how much of hpfilld's margin over echo is the work such a fill
-cannot leave out, and how much is hpfilld's own. Interleaved (benchlib.run_interleaved()),
+cannot leave out, and how much is hpfilld's own. "floor + calls" is the floor making every other
+system call an --once makes as well (floor.c's "calls"), as many as hpfilld: what is left
+between it and hpfilld runs in user space (bench/instructions.py counts it). Interleaved (benchlib.run_interleaved()),
 medians, paired ratios to echo. With --back-to-back, the rounds again with each timed run right
 after an untimed one of the same tool (benchlib.run_back_to_back()): the same work with the
 caches warm from its last run, which tells how much of a margin is a larger program's start cold. Needs root and a C compiler;
@@ -52,6 +54,7 @@ def main():
         tools = {
             "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, benchlib.HP)],
             "floor": [floor, state, str(pages)],
+            "floor + calls": [floor, state, str(pages), "calls"],
             "hpfilld sysfs": [args.hpfilld, "--mode", "sysfs"] + hp,
             "hpfilld auto": [args.hpfilld] + hp,
         }
@@ -62,6 +65,7 @@ def main():
     print("paired (round by round) x echo: " + ", ".join("%s %.2f" % (n, benchlib.paired(ts, times["echo"]))
                                                       for n, ts in times.items() if n != "echo"))
     print("hpfilld auto x floor, paired: %.2f" % benchlib.paired(times["hpfilld auto"], times["floor"]))
+    print("hpfilld sysfs x floor + calls, paired: %.2f" % benchlib.paired(times["hpfilld sysfs"], times["floor + calls"]))
     if warm:
         print("back to back (each timed run right after an untimed one of the same tool), %d rounds:" % args.runs)
         benchlib.print_table(warm, "echo")

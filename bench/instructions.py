@@ -4,8 +4,9 @@
 
 Each command runs once under valgrind's callgrind, from an empty 2M pool (put back as found):
 sh -c 'echo N > nr_hugepages', hpfilld --version, hpfilld --once --mode sysfs and auto. For each:
-the instructions it executed in user space, what of them the dynamic loader took (its start,
-and the symbols it bound lazily), and main()'s own. Then the functions of hpfilld's --once
+the instructions it executed in user space, what of them the dynamic loader executed itself (its
+start, and the symbols it bound lazily: "binding", those calls with all they did), and main()
+with all it called on the main thread (a fill of several nodes runs threads besides). Then the functions of hpfilld's --once
 (sysfs) that executed the most, each with what it called. valgrind has no openat2(): under it
 hpfilld opens every file by its own walk, a component at a time (open_beneath_walk(), what
 kernels before 5.6 get); the column "less the walk" takes that out, which is what a run on
@@ -27,12 +28,11 @@ import benchlib
 LINE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+(?:\S*:)?([A-Za-z_][\w.]*)(?: \[(.*)\])?$")
 
 
-def annotate(out_file, incl):
-    """The total of a callgrind profile, and {function: (instructions, object)}: inclusive of
-    what each called (@incl), or its own. A function shown on several lines (inlined in other
-    files) keeps its largest (inclusive) or their sum (its own)."""
-    r = subprocess.run(["callgrind_annotate", "--inclusive=" + ("yes" if incl else "no"), "--threshold=100",
-                        out_file], capture_output=True, text=True, check=True)
+def inclusive(out_file):
+    """The total of a callgrind profile, and {function: (instructions, object)}, each with all
+    it called; a function shown on several lines (inlined in other files) keeps its largest."""
+    r = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out_file],
+                       capture_output=True, text=True, check=True)
     found = {}
     for line in r.stdout.splitlines():
         m = LINE.match(line)
@@ -40,11 +40,33 @@ def annotate(out_file, incl):
             continue
         n, fn, obj = int(m.group(1).replace(",", "")), m.group(2), m.group(3) or ""
         had, had_obj = found.get(fn, (0, ""))
-        found[fn] = (max(n, had), obj or had_obj) if incl else (n + had, obj or had_obj)
+        found[fn] = (max(n, had), obj or had_obj)
     total = re.search(r"^\s*([\d,]+) \([ \d.]+%\)\s+PROGRAM TOTALS", r.stdout, re.M)
     if not total:
         sys.exit("callgrind_annotate printed no total for %s" % out_file)
     return int(total.group(1).replace(",", "")), found
+
+
+def own_by_object(out_file):
+    """{object: instructions it executed itself}, from the callgrind file: a cost line counts
+    for the object named last by ob=, except the one after each calls= (the callee's, inclusive).
+    Object names are compressed: "ob=(N) NAME" or "cob=(N) NAME" the first time, "(N)" after."""
+    names, own, ob, after_call = {}, {}, "", False
+    with open(out_file) as f:
+        for line in f:
+            if line.startswith(("ob=", "cob=")):
+                m = re.match(r"c?ob=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+                if m and m.group(2):
+                    names[m.group(1)] = m.group(2)  # named where first seen, as a caller's or a callee's
+                if line.startswith("ob="):
+                    ob = names.get(m.group(1), "") if m else line[3:].strip()
+            elif line.startswith("calls="):
+                after_call = True
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                if not after_call:
+                    own[ob] = own.get(ob, 0) + int(line.split()[-1])
+                after_call = False
+    return own
 
 
 def counted(cmd, work, name):
@@ -58,8 +80,8 @@ def counted(cmd, work, name):
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     if r.returncode != 0:
         sys.exit("%s failed under valgrind (%d): %s" % (" ".join(cmd), r.returncode, r.stderr[-2000:]))
-    total, incl = annotate(out_file, True)
-    return total, incl, annotate(out_file, False)[1]
+    total, incl = inclusive(out_file)
+    return total, incl, own_by_object(out_file)
 
 
 def get(found, fn):
@@ -78,6 +100,9 @@ def main():
         if not shutil.which(tool):
             sys.exit("no %s (apt-get install valgrind)" % tool)
     hpfilld = os.path.abspath(args.hpfilld)
+    libs = subprocess.run(["ldd", hpfilld], capture_output=True, text=True).stdout
+    if re.search(r"lib(a|t)san", libs):
+        sys.exit("%s is a sanitizer build: valgrind cannot run it" % hpfilld)
     hp = ["--once", "-q", "--pool", "2M:%d" % args.pages]
     cmds = {
         "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (args.pages, benchlib.HP)],
@@ -91,17 +116,25 @@ def main():
             profiles[name] = counted(cmd, work, "run%d" % i)
 
     print("2M pool: 0 -> %d pages; instructions executed in user space, one run each (callgrind)" % args.pages)
-    # ld.so: what the dynamic loader executed itself (its start, the lazy binding of each
-    # symbol on its first call); binding: the calls through its trampoline, with what they did
-    print("%-20s %10s %10s %10s %10s %12s %9s" % ("command", "total", "ld.so", "binding", "main", "less walk",
-                                                "x echo"))
+    # ld.so, libc, program: what each object executed itself (the loader's start and its lazy
+    # binding of each symbol on its first call; the C library; the program's own code); binding:
+    # the calls through the loader's trampoline, with all they did
+    print("%-20s %9s %9s %9s %9s %9s %9s %10s %7s" % ("command", "total", "ld.so", "libc", "program", "binding",
+                                                      "main", "less walk", "x echo"))
     echo = profiles["echo"][0]
     for name, (total, incl, own) in profiles.items():
         walk = get(incl, "open_beneath_walk")
-        loader = sum(n for n, obj in own.values() if os.path.basename(obj).startswith("ld-linux"))
-        binding = sum(get(incl, fn) for fn in incl if fn.startswith("_dl_runtime_resolve"))
-        print("%-20s %10d %10d %10d %10d %12d %9.2f" % (name, total, loader, binding, get(incl, "main"),
-                                                        total - walk, (total - walk) / echo))
+        program = os.path.realpath(shutil.which(cmds[name][0]))
+
+        def of(pred):
+            return sum(n for obj, n in own.items() if pred(obj))
+
+        print("%-20s %9d %9d %9d %9d %9d %9d %10d %7.2f" % (
+            name, total, of(lambda o: os.path.basename(o).startswith("ld-linux")),
+            of(lambda o: os.path.basename(o).startswith("libc.so")),
+            of(lambda o: os.path.realpath(o) == program if o.startswith("/") else False),
+            sum(get(incl, fn) for fn in incl if fn.startswith("_dl_runtime_resolve")), get(incl, "main"),
+            total - walk, (total - walk) / echo))
 
     total, incl, _ = profiles["hpfilld sysfs"]
     print("hpfilld sysfs: hpfilld's functions that executed the most, with what they called (the walk "

@@ -42,11 +42,15 @@ if [ "$(echo $nodes)" = 0 ] && command -v cc >/dev/null; then
                 fail "floor.py --back-to-back printed no table of the runs in a row"
         grep -Eq '^back to back, hpfilld auto x floor, paired: [0-9.]+$' "$WORK/out" ||
                 fail "floor.py --back-to-back printed no paired ratio to the floor"
+        grep -Eq '^hpfilld sysfs x floor \+ calls, paired: [0-9.]+$' "$WORK/out" ||
+                fail "floor.py printed no ratio to the floor with hpfilld's calls"
         ! ls -d /run/hpfilld-floor-* 2>/dev/null || fail "floor.py left its directory in /run"
 fi
-# valgrind: tools/setup.sh --test installs it
-if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
-        bench instructions '^hpfilld sysfs +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+$' python3 "$BENCH/instructions.py" \
+# valgrind: tools/setup.sh --test installs it; a sanitizer's runtime does not run under it
+if ldd "$HPFILLD" 2>/dev/null | grep -Eq 'lib(a|t)san'; then
+        echo "# skipped instructions.py: $HPFILLD is a sanitizer build, which valgrind cannot run"
+elif command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+        bench instructions '^hpfilld sysfs( +[0-9]+){7} +[0-9.]+$' python3 "$BENCH/instructions.py" \
                 --hpfilld "$HPFILLD" --pages 8 --top 5
         # a count of each: hpfilld's own functions are named, the fill's among them
         grep -Eq '^  job_run +[0-9]+ +[0-9.]+%$' "$WORK/out" || fail "instructions.py named none of hpfilld's functions"
