@@ -14,10 +14,10 @@
  * hpfilld costs beyond the least. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <sched.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,8 +8,8 @@ a ledger and a record swapped in whole, into a directory of its own on this host
 coded, nothing else. It says how much of hpfilld's margin over echo is the work such a fill
 cannot leave out, and how much is hpfilld's own. "floor + calls" is the floor making every other
 system call an --once makes as well (floor.c's "calls"), as many as hpfilld: what is left
-between it and hpfilld runs in user space (bench/instructions.py counts it). Interleaved (benchlib.run_interleaved()),
-medians, paired ratios to echo. With --back-to-back, the rounds again with each timed run right
+between it and hpfilld runs in user space (bench/instructions.py counts it). Interleaved
+(benchlib.run_interleaved()), medians, paired ratios to echo. With --back-to-back, the rounds again with each timed run right
 after an untimed one of the same tool (benchlib.run_back_to_back()): the same work with the
 caches warm from its last run, which tells how much of a margin is a larger program's start cold. Needs root and a C compiler;
 one node with memory:

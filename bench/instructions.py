@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""What a run executes in user space, counted: the same number on every run, whatever the host's noise.
+"""What a run executes in user space, counted: a number the host's noise does not move.
 
 Each command runs once under valgrind's callgrind, from an empty 2M pool (put back as found):
 sh -c 'echo N > nr_hugepages', hpfilld --version, hpfilld --once --mode sysfs and auto. For each:
 the instructions it executed in user space, what of them the dynamic loader executed itself (its
 start, and the symbols it bound lazily: "binding", those calls with all they did), and main()
-with all it called on the main thread (a fill of several nodes runs threads besides). Then the functions of hpfilld's --once
-(sysfs) that executed the most, each with what it called. valgrind has no openat2(): under it
-hpfilld opens every file by its own walk, a component at a time (open_beneath_walk(), what
-kernels before 5.6 get); the column "less the walk" takes that out, which is what a run on
-this kernel executes. The times a run takes are not counted here (bench/matrix.py,
+with all it called on the main thread (a fill of several nodes runs threads besides). Then the
+functions of hpfilld's --once (sysfs) that executed the most, each with what it called.
+valgrind has no openat2(): under it hpfilld opens every file by its own walk, a component at a
+time (open_beneath_walk(), what kernels before 5.6 get); the column "less walk" takes that out,
+which is what a run on this kernel executes. Run after run the counts agree to a few
+instructions; they move by about 1 % with what /run/hpfilld holds (the old record and ledger
+a run reads, their lengths). The times a run takes are not counted here (bench/matrix.py,
 bench/floor.py); where they scale with instructions, a cut shows here first, without noise.
 Needs root and valgrind:
     flock /tmp/hpfilld-host.lock bench/instructions.py [--pages 128] [--top 15]
@@ -125,23 +127,19 @@ def main():
     for name, (total, incl, own) in profiles.items():
         walk = get(incl, "open_beneath_walk")
         program = os.path.realpath(shutil.which(cmds[name][0]))
-
-        def of(pred):
-            return sum(n for obj, n in own.items() if pred(obj))
-
-        print("%-20s %9d %9d %9d %9d %9d %9d %10d %7.2f" % (
-            name, total, of(lambda o: os.path.basename(o).startswith("ld-linux")),
-            of(lambda o: os.path.basename(o).startswith("libc.so")),
-            of(lambda o: os.path.realpath(o) == program if o.startswith("/") else False),
-            sum(get(incl, fn) for fn in incl if fn.startswith("_dl_runtime_resolve")), get(incl, "main"),
-            total - walk, (total - walk) / echo))
+        loader = sum(n for obj, n in own.items() if os.path.basename(obj).startswith("ld-linux"))
+        libc = sum(n for obj, n in own.items() if os.path.basename(obj).startswith("libc.so"))
+        itself = sum(n for obj, n in own.items() if obj.startswith("/") and os.path.realpath(obj) == program)
+        binding = sum(get(incl, fn) for fn in incl if fn.startswith("_dl_runtime_resolve"))
+        print("%-20s %9d %9d %9d %9d %9d %9d %10d %7.2f" % (name, total, loader, libc, itself, binding,
+                                                            get(incl, "main"), total - walk, (total - walk) / echo))
 
     total, incl, _ = profiles["hpfilld sysfs"]
     print("hpfilld sysfs: hpfilld's functions that executed the most, with what they called (the walk "
           "included; itself not shown), of %d" % total)
+    hidden = ("main", "run", "open_beneath", "open_beneath_walk")
     top = sorted(((n, fn) for fn, (n, obj) in incl.items()
-                  if os.path.basename(obj) == os.path.basename(hpfilld) and fn not in ("main", "run", "open_beneath", "open_beneath_walk")),
-                 reverse=True)
+                  if os.path.basename(obj) == os.path.basename(hpfilld) and fn not in hidden), reverse=True)
     for n, fn in top[:args.top]:
         print("  %-40s %10d %6.1f%%" % (fn, n, 100.0 * n / total))
 
