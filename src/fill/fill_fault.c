@@ -15,7 +15,7 @@
 #include "util/fileio.h"
 #include "fill/fill_fault.h"
 #include "fill/journal.h"
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "util/macro.h"
 #include "fill/pin.h"
 #include "kernel/pool.h"

@@ -14,7 +14,7 @@
 
 #include "fill/journal.h"
 #include "util/shown.h"
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "kernel/proc.h"
 #include "util/beneath.h"
 #include "util/fileio.h"

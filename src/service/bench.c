@@ -9,7 +9,7 @@
 
 
 #include "service/bench.h"
-#include "service/hostlock.h"
+#include "state/lock.h"
 #include "service/job.h"
 #include "service/privilege.h"
 #include "util/shown.h"

@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "fill/executor.h"
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "fill/stop.h"
 #include "kernel/host.h"
 #include "service/claim.h"
 #include "service/claim_record.h"
 #include "service/control.h"
-#include "service/hostlock.h"
+#include "state/lock.h"
 #include "service/job.h"
 #include "service/ledger.h"
 #include "service/metrics_out.h"

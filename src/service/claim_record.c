@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "plan/plan.h"
 #include "service/claim_record.h"
 #include "util/log.h"

@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "service/control.h"
 #include "util/macro.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "service/daemon_config.h"
 #include "util/fileio.h"
 #include "util/macro.h"

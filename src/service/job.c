@@ -25,9 +25,9 @@
 #include "util/json.h"
 #include "fill/reserve.h"
 #include "service/caps.h"
-#include "service/hostlock.h"
+#include "state/lock.h"
 #include "fill/journal.h"
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "kernel/topology.h"
 #include "util/shown.h"
 

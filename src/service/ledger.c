@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "kernel/pool.h"
 #include "service/ledger.h"
 #include "util/fileio.h"

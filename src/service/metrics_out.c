@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "kernel/pool.h"
 #include "util/beneath.h"
 #include "util/shown.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "service/control.h"
 #include "service/job.h"
 #include "service/privilege.h"

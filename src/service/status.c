@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fill/journal.h"
-#include "fill/rundir.h"
-#include "service/hostlock.h"
+#include "state/rundir.h"
+#include "state/lock.h"
 #include "util/shown.h"
 #include "util/fileio.h"
 #include "service/metrics_out.h"

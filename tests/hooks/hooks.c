@@ -10,7 +10,7 @@
 #include "hooks.h"
 #include "plan/choose.h"
 #include "service/control.h"
-#include "service/hostlock.h"
+#include "state/lock.h"
 #include "service/job.h"
 #include "util/macro.h"
 #include "util/number.h"

@@ -10,7 +10,7 @@
 #include "fake-root.h"
 #include "fill/journal.h"
 #include "kernel/proc.h"
-#include "service/hostlock.h"
+#include "state/lock.h"
 #include "util/fileio.h"
 #include "test.h"
 

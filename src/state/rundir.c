@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "util/beneath.h"
 #include "util/macro.h"
 #include "util/replace.h"

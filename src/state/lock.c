@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "fill/rundir.h"
+#include "state/rundir.h"
 #include "util/shown.h"
 #include "kernel/proc.h"
-#include "service/hostlock.h"
+#include "state/lock.h"
 #include "service/notify.h"
 #include "util/clock.h"
 #include "util/fileio.h"
