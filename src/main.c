@@ -26,7 +26,7 @@
 #include "service/give_back.h"
 #include "service/reload_cmd.h"
 #include "service/job.h"
-#include "service/ledger.h"
+#include "service/session.h"
 #include "state/rundir.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
@@ -370,31 +370,40 @@ static int parse_argv(int argc, char *argv[], struct options *o) {
         return 1;
 }
 
-static int release(int rootfd, const struct options *o) {
+/* One reservation removed, its record in the state with it */
+static int release_one(struct session *s, const char *name) {
+        char path[PATH_MAX];
+        struct error e = {};
+        int r = reserve_release(s->rootfd, name, false, path, sizeof(path), &e);
+
+        if (r == -EPERM)
+                return log_error("Cannot release '%s': %s", name, e.msg), EXIT_FAIL;
+        if (r < 0)
+                return log_error_errno(r, "Cannot release '%s': %m", name), EXIT_FAIL;
+        if (r == 0)
+                return log_error("No reservation '%s'", name), EXIT_FAIL;
+        for (size_t k = s->st.s.n_reserves; k-- > 0;)
+                if (strcmp(s->st.s.reserves[k].name, name) == 0)
+                        state_reserve_remove(&s->st.s, k);
+        if (*e.msg)
+                log_warning("%s: %s, left alone", name, e.msg);
+        if (log_get_max_level() >= LOG_INFO)
+                printf("%s: released %s; its pages go back to the pool once no process maps it\n", name, path);
+        return EXIT_OK;
+}
+
+static int release(int rootfd, bool host, const struct options *o, struct stop *stop) {
+        struct session s;
         int ret = EXIT_OK;
 
-        for (size_t i = 0; i < o->n_release; i++) {
-                char path[PATH_MAX];
-                struct error e = {};
-                int r = reserve_release(rootfd, o->release[i], false, path, sizeof(path), &e);
-
-                if (r == -EPERM) {
-                        log_error("Cannot release '%s': %s", o->release[i], e.msg);
+        if (session_open(&s, rootfd, host,
+                         &(struct state_open_options) { "hpfilld --release", o->lock_timeout_s, stop, NULL, NULL }) < 0)
+                return EXIT_FAIL;
+        for (size_t i = 0; i < o->n_release; i++)
+                if (release_one(&s, o->release[i]) != EXIT_OK)
                         ret = EXIT_FAIL;
-                } else if (r < 0) {
-                        log_error_errno(r, "Cannot release '%s': %m", o->release[i]);
-                        ret = EXIT_FAIL;
-                } else if (r == 0) {
-                        log_error("No reservation '%s'", o->release[i]);
-                        ret = EXIT_FAIL;
-                } else {
-                        if (*e.msg)
-                                log_warning("%s: %s, left alone", o->release[i], e.msg);
-                        if (log_get_max_level() >= LOG_INFO)
-                                printf("%s: released %s; its pages go back to the pool once no process maps it\n",
-                                       o->release[i], path);
-                }
-        }
+        if (session_close(&s) < 0)
+                ret = EXIT_FAIL;
         return ret;
 }
 
@@ -462,8 +471,11 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         /* An initramfs: its owners are not known yet, no hugetlbfs is mounted; the reservations
          * wait for the real root, where the service makes them, and never stop a pool. */
         if (o->pools_only && c->n_reserves > 0) {
-                log_info("%zu reservation(s) left out (--pools-only): for a later fill to make",
-                         c->n_reserves);
+                static bool said; /* read again under the host lock: said once */
+
+                if (!said)
+                        log_info("%zu reservation(s) left out (--pools-only): for a later fill to make", c->n_reserves);
+                said = true;
                 config_drop_reserves(c);
         }
         return 0;
@@ -495,9 +507,30 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
 #define PLAN_FROM_CLI \
         "Plan from the command line (--pool, --reserve): the configuration's pools, reservations and claims are not used"
 
+/* --once: under the host lock, the configuration read again (as it is now, not as it was before
+ * the lock: a claim or another fill may have come and gone meanwhile), then the fill. */
+static int fill_once(struct job *j, const struct options *o, struct stop *stop) {
+        struct config now = CONFIG_INIT;
+        struct session s;
+        struct error e = {};
+        int ret;
+
+        if (session_open(&s, j->rootfd, j->host,
+                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, stop, NULL, NULL }) < 0)
+                return EXIT_FAIL;
+        if (load_config(j->rootfd, &now, (void *) o, &e) < 0) {
+                log_lines(LOG_ERR, e.msg);
+                ret = EXIT_USAGE;
+        } else
+                ret = job_fill(j, &s, &now);
+        config_done(&now);
+        if (session_close(&s) < 0 && (ret == EXIT_OK || ret == EXIT_SHORT))
+                ret = EXIT_FAIL;
+        return ret;
+}
+
 /* --once, --dry-run and --check-config: one job, then the record of it. */
 static int run_once(const struct options *o, int rootfd, bool host, const struct config *config, struct stop *stop) {
-        _cleanup_(ledger_done) struct ledger ledger = {};
         struct fill_record record = {};
         struct job j = {
                 .rootfd = rootfd,
@@ -505,8 +538,7 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
                 .dry_run = o->dry_run || o->check_config,
                 .strict = o->check_config,
                 .stop = stop,
-                .task = "hpfilld --once",
-                .lock_timeout_s = o->lock_timeout_s,
+                .kind = config->plan_from_cli ? STATE_FILL_ONCE : STATE_FILL_CONFIG,
                 .report = o->check_config ? NULL : stdout,
                 .record = &record,
                 .plan_from_cli = config->plan_from_cli,
@@ -541,14 +573,7 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
                 j.progress_done = tty_progress_clear;
                 j.userdata = &progress;
         }
-        /* what a one-off adds, for `hpfilld give-back` (the daemon keeps its own for ReleaseOnStop=) */
-        if (!j.dry_run) {
-                ledger.name = LEDGER_ONCE_NAME; /* read by the job under the host lock */
-                j.ledger = &ledger;
-                /* the files' claims, planned: what it adds for them is theirs to give back */
-                j.claims = !config->plan_from_cli;
-        }
-        ret = job_run(&j, config);
+        ret = j.dry_run ? job_dry_run(&j, config) : fill_once(&j, o, stop);
         if (j.json) {
                 r = json_writer_finish(&w);
                 if (fclose(members) != 0 && r >= 0)
@@ -588,15 +613,15 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
  * changed meanwhile and lets it pass goes on). */
 static bool plan_refused(int rootfd, bool host, const struct config *c, struct stop *stop) {
         struct job j = { .rootfd = rootfd, .host = host, .dry_run = true, .stop = stop,
-                         .task = "hpfilld, checking the plan", .plan_from_cli = c->plan_from_cli,
+                         .kind = c->plan_from_cli ? STATE_FILL_ONCE : STATE_FILL_CONFIG, .plan_from_cli = c->plan_from_cli,
                          .create_mounts = c->create_mounts && host, .mount_table_only = true };
         int level = log_get_max_level(), ret;
 
         log_set_max_level(-1); /* below LOG_EMERG: nothing */
-        ret = job_run(&j, c);
+        ret = job_dry_run(&j, c);
         if (ret == EXIT_USAGE) {
                 log_set_max_level(MIN(level, LOG_ERR));
-                ret = job_run(&j, c);
+                ret = job_dry_run(&j, c);
         }
         log_set_max_level(level);
         return ret == EXIT_USAGE;
@@ -629,29 +654,9 @@ static void create_mounts(int rootfd, bool host, const struct config *c) {
         }
 }
 
-/* --config as the daemon reads it on every reload (relative to its working directory, which it
- * keeps; no link resolved, as the open does not), for hpfilld give-back: NULL for the default files. */
-static int config_file_absolute(const struct options *o, char **ret) {
-        _cleanup_(freep) char *cwd = NULL;
-
-        if (!o->config)
-                return 0;
-        if (o->config[0] == '/')
-                *ret = strdup(o->config);
-        else {
-                cwd = getcwd(NULL, 0);
-                if (!cwd)
-                        return -errno;
-                if (asprintf(ret, "%s/%s", cwd, o->config) < 0)
-                        *ret = NULL;
-        }
-        return *ret ? 0 : -ENOMEM;
-}
-
 /* Everything after the command line: returns the exit status. */
 static int run(const struct options *o, struct stop *stop) {
         _cleanup_(closep) int rootfd = -1;
-        _cleanup_(freep) char *config_file = NULL;
         struct config config = CONFIG_INIT;
         struct error e = {};
         char sources[1024];
@@ -670,7 +675,7 @@ static int run(const struct options *o, struct stop *stop) {
                 r = privilege_drop_for(COMMAND_RELEASE, NULL);
                 if (r < 0)
                         return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
-                return release(rootfd, o);
+                return release(rootfd, host, o, stop);
         }
         if (load_config(rootfd, &config, (void *) o, &e) < 0) {
                 log_lines(LOG_ERR, e.msg);
@@ -722,11 +727,7 @@ static int run(const struct options *o, struct stop *stop) {
                 if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0)
                         log_notice("No pools configured in %s: idle until reloaded",
                                    config_sources(o, sources, sizeof(sources)));
-                r = config_file_absolute(o, &config_file);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot tell the absolute path of --config '%s': %m; hpfilld give-back, once "
-                                          "this daemon has stopped, needs --config to keep its claims", o->config);
-                ret = daemon_run(rootfd, host, &config, load_config, (void *) o, o->lock_timeout_s, config_file);
+                ret = daemon_run(rootfd, host, &config, load_config, (void *) o, o->lock_timeout_s);
         } else
                 ret = run_once(o, rootfd, host, &config, stop);
 out:
@@ -751,7 +752,7 @@ int main(int argc, char *argv[]) {
         if (argc > 1 && strcmp(argv[1], "reload") == 0)
                 return reload_main(argc - 1, argv + 1);
         if (argc > 1 && strcmp(argv[1], "give-back") == 0)
-                return give_back_main(argc - 1, argv + 1, load_config, &o, &o.config);
+                return give_back_main(argc - 1, argv + 1);
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

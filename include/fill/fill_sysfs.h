@@ -2,6 +2,8 @@
 /* The sysfs method: grow a pool by writing per-node nr_hugepages in steps, reading every count back. */
 #pragma once
 
+#include "fill/pool_writer.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +30,8 @@
 struct fill_shared {
         int rootfd;
         const struct topology *t;
+        /* every write of a pool's nr_hugepages and nr_overcommit_hugepages (pool_writer.h) */
+        const struct pool_writer *writer;
         bool pin;           /* move writers to the CPUs of the node they fill */
         bool global_writes; /* the host has one node with memory: write the global file */
         struct stop *stop;

@@ -59,3 +59,8 @@ void reserve_runs_done(struct reserve_run *runs, size_t n);
  * that is not there or not fit: the reservation says so later). */
 int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_size, struct error *e);
 int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e);
+/* The same for the one file a fill made (hpfilld give-back): only on a mount of @page_size, only
+ * the file of that identity (@dev, @ino; 0, 0: the one of that name, made by a fill that ended
+ * before it knew), never one in use. */
+int reserve_release_made(int rootfd, const char *name, uint64_t page_size, uint64_t dev, uint64_t ino, char *ret_path,
+                         size_t size, struct error *e);

@@ -40,9 +40,9 @@ enum uevent_step uevent_step(ssize_t n, int err);
 bool uevent_is_memory_online(const char *buf, size_t len);
 
 /* Runs until SIGTERM/SIGINT (exit status 0) or a first fill that fails (its exit status), on
- * @config, loaded by the caller (who checked it): taken over, left empty. @load reads it again on
- * every reload. Each fill waits up to @lock_timeout_s for another one on the host (hostlock.h).
- * @config_file: the absolute path of --config, which @load reads (NULL: the default files),
- * recorded for hpfilld give-back (daemon_config.h). */
+ * @config, loaded by the caller (who checked it): taken over, left empty. @load reads it again
+ * under the host lock at the first fill and on every reload. Each fill waits up to
+ * @lock_timeout_s for another command on the host (lock.h); the daemon is recorded in the state
+ * while it runs, and at its stop ReleaseOnStop= gives back what the configuration added. */
 int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
-               unsigned lock_timeout_s, const char *config_file);
+               unsigned lock_timeout_s);

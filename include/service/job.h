@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "service/ledger.h"
+#include "service/session.h"
+#include "state/model.h"
 #include "service/metrics.h"
 #include "settings/conf.h"
 #include "fill/stop.h"
@@ -38,28 +39,21 @@ struct job {
         bool dry_run;
         bool strict;  /* --check-config: a reservation a fill would skip (owner unknown, mount refused) fails the check */
         struct stop *stop;
-        const char *task;        /* what the fill is, for whoever waits for the host lock */
-        unsigned lock_timeout_s; /* how long to wait for another fill (hostlock.h) */
-        bool lock_held;          /* the caller holds the host lock (it read the configuration under it) */
+        /* whose pages the fill adds (state/model.h): the configuration's, a one-off run's, or a
+         * claim's (@claim, set in the state already) */
+        enum state_fill kind;
+        const char *claim;
         FILE *report;    /* the report goes here; NULL: none */
         int report_error; /* out: the report could not be written (a closed pipe): negative errno */
         void (*progress)(const struct job_status *s, void *userdata);
         void (*progress_done)(void *userdata); /* NULL, or called before the report (ends a terminal's progress) */
-        void (*waiting)(void *userdata); /* NULL, or called every HOSTLOCK_STEP_MS while the lock is waited for */
         void *userdata;
         char summary[2048]; /* out: the report's pool lines, "; "-joined */
         char refused[1024]; /* out: why the plan was refused (EXIT_USAGE), as logged */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
-        char advice_cma[256];        /* out: for short gigantic pools, the hugetlb_cma= that keeps them allocatable */
+        char advice_cma[256];        /* out: for short gigantic pages, the hugetlb_cma= that keeps them allocatable */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
-        struct ledger *ledger; /* when set: the pages the fill adds, counted in it under the host lock */
-        /* with a ledger: the claims' records (claim_record.h) count what the fill adds for each
-         * claim, and what config.gone names gives back what its record holds */
-        bool claims;
-        /* with claims: the fill of `hpfilld claim NAME`, on a configuration read since it wrote
-         * the claim's file: a give-back of NAME left pending is done with (claim_record.h) */
-        const char *claim_made;
         bool ran; /* out: the fill's writes were done (exit 0 or 3 from the fill itself) */
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
@@ -70,11 +64,13 @@ struct job {
         bool mount_table_only; /* the mounts from the mount table, not libhugetlbfs (which keeps the
                                 * table it read first: a check before --create-mounts mounts) */
         uint64_t skips_said; /* internal: the reservations whose skip was said (bit i: the plan's
-                              * reservation i), so the check again under the host lock says it once */
+                              * reservation i), so that a check made twice says it once */
 };
 
-/* Puts back what fills that died left changed (journal.h), saying what it did. Returns how
- * many entries it found, or a negative errno. */
-int job_recover_journal(int rootfd, bool host);
-/* Plans @c on the machine below j->rootfd and fills it. Returns an exit status. */
-int job_run(struct job *j, const struct config *c);
+/* A dry run of @c (--dry-run, --check-config): the plan on the pools as they are, with the claims
+ * the state holds, every check; nothing changed, no lock. Returns an exit status. */
+int job_dry_run(struct job *j, const struct config *c);
+/* Fills @c inside session @s (the host lock held, @c read under it): the plan, the owner's wants
+ * and the changes recorded in the state before the first write, the fill, the state settled
+ * with the counts read back, the report. Returns an exit status. */
+int job_fill(struct job *j, struct session *s, const struct config *c);

@@ -3,7 +3,6 @@
  * what a fill records for it, and the formatter. */
 #pragma once
 
-#include "fill/journal.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -91,11 +90,18 @@ struct metrics {
 
 /* Writes @m in the exposition format; -errno on a write error. Pure. */
 int metrics_format(FILE *f, const struct metrics *m);
-/* The journal's entries whose owner is gone (journal_inspect()), one hpfilld_journal_entry
- * each; -errno on a write error. Pure. */
-int metrics_format_journal(FILE *f, const struct journal_outcome *o, int n);
-/* "stale", "restored"...: the result's name in the metrics and in JSON. */
-const char *journal_result_name(enum journal_result r);
+/* A setting a command that ended left raised (RUNDIR/state), as it is now */
+struct status_setting {
+        char path[160];
+        uint64_t found, set, now;
+        /* "stale": what that command set (the next command puts it back); "changed": changed
+         * since (left as it is); "failed": it cannot be read */
+        const char *result;
+        int error;
+};
+
+/* One hpfilld_journal_entry per setting; -errno on a write error. Pure. */
+int metrics_format_journal(FILE *f, const struct status_setting *set, size_t n);
 
 /* Recording a fill (the job adds to it, then main or the daemon writes it out). */
 int fill_record_add_size(struct fill_record *r, uint64_t page_size, uint64_t elapsed_ns, unsigned rounds, bool met);

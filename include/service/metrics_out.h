@@ -26,6 +26,9 @@ int metrics_refresh_file(int rootfd, const char *path, struct error *e);
 /* Both of the above after a fill, failures logged as warnings (the fill stands). */
 void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
                         const char *next_boot, const char *metrics_file);
+/* @rec's targets and claims replaced with the state's (RUNDIR/state): what each pool's owners ask
+ * now, and each claim's pages per node. 0, or a negative errno (the record left as it was). */
+int metrics_overlay_state(int rootfd, struct fill_record *rec);
 /* The record of the last fill (METRICS_RECORD_FILE), strictly parsed. */
 int metrics_record_read(int rootfd, struct fill_record *ret);
 /* The pools now and the last fill recorded, in the exposition format. */

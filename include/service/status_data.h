@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* What `hpfilld status` shows, read once: the pools now, the last plan's targets, the last
- * fill, the journal put back, and every reservation on disk. Printed as text or JSON. */
+ * fill, the settings a command that ended left raised, and every reservation on disk. Printed as text or JSON. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "fill/journal.h"
 #include "service/reserve_list.h"
 #include "kernel/pool.h"
 #include "kernel/topology.h"
@@ -19,8 +18,8 @@ struct status_data {
         struct pool_counts *counts; /* [size * t.n_nodes + node index] */
         bool have_record;           /* a record of the last fill is there (METRICS_RECORD_FILE) ... */
         struct fill_record rec;     /* ... and whole (valid): its outcome, targets and reservations */
-        struct journal_outcome journal[JOURNAL_MAX];
-        int n_journal;
+        struct status_setting *settings; /* what commands that ended left raised (the state's) */
+        size_t n_settings;
         char lock_holder[512]; /* who holds the host lock, in words; "" for no one */
         struct reserve_found *reserves; /* on disk, now */
         int n_reserves;

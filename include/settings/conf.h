@@ -33,12 +33,6 @@ struct config {
         size_t n_reserves;
         struct claim_spec *claims; /* [Claim]: added to the pools' targets */
         size_t n_claims;
-        /* Not read from files: what the claims given back, and those made smaller, may give
-         * back (the job's, from the claims' records: service/claim_record.h; the planner's tests
-         * make theirs with tests/unit/claims-gone.c). A pool shrinks by at most these, free pages only, never below
-         * its target. */
-        struct claim_spec *gone;
-        size_t n_gone;
         unsigned n_sections; /* section headers of the files applied, repeats and all */
         /* --pool or --reserve given: the command line's pools and reservations are the plan, the
          * files' [Pool] and [Reserve] sections (and the kernel command line's pools) are not used */

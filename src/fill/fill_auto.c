@@ -47,7 +47,7 @@ static bool real_clear_for_fault(void *userdata, size_t i, uint64_t *now) {
                 return false;
         if (c.free == 0)
                 return true;
-        if (pool_write_nr(s->rootfd, s->t, node, ps, pool_counts_persistent(&c) - c.free) < 0 ||
+        if (s->writer->write_nr(s->writer->data, ps, (int) node, pool_counts_persistent(&c) - c.free) < 0 ||
             pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0)
                 return false;
         *now = pool_counts_persistent(&c);

@@ -14,8 +14,6 @@
 #include "config.h"
 #include "util/fileio.h"
 #include "fill/fill_fault.h"
-#include "fill/journal.h"
-#include "state/rundir.h"
 #include "util/macro.h"
 #include "fill/pin.h"
 #include "kernel/pool.h"
@@ -179,14 +177,10 @@ int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const 
         fp->surplus_found = surplus;
         want = surplus + shortfall;
         if (want > fp->overcommit_found) {
-                (void) pool_global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
-                /* on disk before the write: if we die before we put it back, a later run does */
-                r = journal_record(shared->rootfd, path, fp->overcommit_found, want);
-                if (r < 0)
-                        return set_error(fp, r, RUNDIR);
-                r = write_u64_at(shared->rootfd, path, want);
+                /* recorded before the write: if we die before we put it back, a later run does */
+                r = shared->writer->raise_overcommit(shared->writer->data, plan->page_size, fp->overcommit_found, want);
                 if (r < 0) {
-                        (void) journal_forget(shared->rootfd, path);
+                        (void) pool_global_path(path, sizeof(path), plan->page_size, "nr_overcommit_hugepages");
                         return set_error(fp, r, path);
                 }
                 fp->overcommit_raised = true;
@@ -318,7 +312,8 @@ int fault_pool_adopt(struct fault_pool *fp) {
         (void) pool_global_path(path, sizeof(path), fp->plan->page_size, "nr_hugepages");
         r = read_u64_at(s->rootfd, path, &nr);
         if (r >= 0 && nr > fp->surplus_found)
-                r = write_u64_at(s->rootfd, path, nr - fp->surplus_found + MIN(fp->promote, fp->surplus_found));
+                r = s->writer->write_nr(s->writer->data, fp->plan->page_size, POOL_WRITER_GLOBAL,
+                                        nr - fp->surplus_found + MIN(fp->promote, fp->surplus_found));
         return r < 0 ? set_error(fp, r, path) : 0;
 }
 
@@ -335,22 +330,15 @@ void fault_pool_release(struct fault_pool *fp) {
                         fp->nodes[i].addr = NULL;
                 }
         if (fp->overcommit_raised) {
-                uint64_t now;
-
                 /* Put back what we found, unless someone else changed it meanwhile: then theirs
-                 * is the value the admin asked for. */
-                (void) pool_global_path(path, sizeof(path), fp->plan->page_size, "nr_overcommit_hugepages");
-                r = read_u64_at(fp->shared->rootfd, path, &now);
-                if (r >= 0 && now == fp->overcommit_set)
-                        r = write_u64_at(fp->shared->rootfd, path, fp->overcommit_found);
-                if (r < 0)
-                        set_error(fp, r, path); /* the journal keeps it for a later run */
-                else {
+                 * is the value the admin asked for. Where it fails, the state keeps it for a
+                 * later run. */
+                r = fp->shared->writer->restore_overcommit(fp->shared->writer->data, fp->plan->page_size);
+                if (r < 0) {
+                        (void) pool_global_path(path, sizeof(path), fp->plan->page_size, "nr_overcommit_hugepages");
+                        set_error(fp, r, path);
+                } else
                         fp->overcommit_raised = false;
-                        r = journal_forget(fp->shared->rootfd, path);
-                        if (r < 0)
-                                set_error(fp, r, RUNDIR);
-                }
         }
 }
 

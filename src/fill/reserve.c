@@ -306,6 +306,8 @@ struct release {
         bool unused_only; /* a file a process has open or maps (or that cannot be told) is kept */
         int kept;
         struct error *e;
+        /* reserve_release_made(): the page size of its mount, and the file's identity (0, 0: any) */
+        uint64_t page_size, dev, ino;
 };
 
 static int refuse(struct release *rl, const struct error *why) {
@@ -322,6 +324,8 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
         struct stat st;
         int r;
 
+        if (rl->page_size && rl->page_size != page_size)
+                return 0;
         r = reserve_mount_open(rl->rootfd, dir, page_size, &mountfd, &e);
         if (r >= 0)
                 r = reserve_dir_open(mountfd, dir, false, &dirfd, &e);
@@ -335,6 +339,8 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
                 (void) error_set(&e, -EPERM, "%s/" RESERVE_DIR "/%s is not a regular file: refused", dir, rl->name);
                 return refuse(rl, &e);
         }
+        if (rl->ino && ((uint64_t) st.st_dev != rl->dev || (uint64_t) st.st_ino != rl->ino))
+                return 0; /* another file of that name: not the one made */
         /* the lease, held until the file is gone, makes an open meanwhile wait for the unlink */
         if (rl->unused_only && reserve_use_open(dirfd, rl->name, O_RDONLY, &fd, NULL) != RESERVE_USE_FREE) {
                 if (!rl->kept++ && !rl->found)
@@ -364,17 +370,27 @@ int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_si
         return r < 0 ? 0 : r;
 }
 
-int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e) {
+static int release(struct release *rl) {
         _cleanup_(freep) char *mounts = NULL;
-        struct release rl = { .rootfd = rootfd, .name = name, .ret_path = ret_path, .size = size,
-                              .unused_only = unused_only, .e = e };
         int r;
 
-        r = mounts_read(rootfd, &mounts);
+        r = mounts_read(rl->rootfd, &mounts);
         if (r < 0)
                 return r;
-        r = mounts_foreach_hugetlbfs(mounts, 0, release_one, &rl);
+        r = mounts_foreach_hugetlbfs(mounts, 0, release_one, rl);
         if (r < 0)
                 return r;
-        return rl.kept ? 2 : rl.found ? 1 : rl.refused ? -EPERM : 0;
+        return rl->kept ? 2 : rl->found ? 1 : rl->refused ? -EPERM : 0;
+}
+
+int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e) {
+        return release(&(struct release) { .rootfd = rootfd, .name = name, .ret_path = ret_path, .size = size,
+                                           .unused_only = unused_only, .e = e });
+}
+
+int reserve_release_made(int rootfd, const char *name, uint64_t page_size, uint64_t dev, uint64_t ino, char *ret_path,
+                         size_t size, struct error *e) {
+        return release(&(struct release) { .rootfd = rootfd, .name = name, .ret_path = ret_path, .size = size,
+                                           .unused_only = true, .e = e, .page_size = page_size, .dev = dev,
+                                           .ino = ino });
 }

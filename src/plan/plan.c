@@ -211,7 +211,6 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                      const struct kernel_features *caps, uint64_t page_size, const struct pool_spec *s,
                      struct plan_pool *p, struct error *e) {
         _cleanup_(freep) uint64_t *totals = calloc(t->n_nodes + 1, sizeof(*totals));
-        _cleanup_(freep) uint64_t *gone = calloc(t->n_nodes + 1, sizeof(*gone));
         _cleanup_(freep) bool *named = calloc(t->n_nodes + 1, sizeof(*named));
         const struct claim_spec *first = NULL;
         struct pool_spec view;
@@ -219,18 +218,14 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
         size_t n_claims = 0;
         int si, r;
 
-        if (!totals || !gone || !named)
+        if (!totals || !named)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_claims; i++)
                 if (c->claims[i].page_size == page_size) {
                         first = first ?: &c->claims[i];
                         n_claims++;
                 }
-        for (size_t i = 0; !first && i < c->n_gone; i++)
-                if (c->gone[i].page_size == page_size)
-                        first = &c->gone[i];
-        /* without a [Pool], what is said of the pool points at its first claim (or the claim
-         * given back: the pool is planned to give its pages back) */
+        /* without a [Pool], what is said of the pool points at its first claim */
         if (!s) {
                 view = claim_as_pool(first);
                 s = &view;
@@ -265,11 +260,6 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                         r = plan_claim_pages(t, &c->claims[i], totals, named, e);
         if (r < 0)
                 return r;
-        /* what the claims given back held, on the nodes this machine still has (their pools are
-         * planned, to give those pages back) */
-        for (size_t i = 0; i < c->n_gone; i++)
-                if (c->gone[i].page_size == page_size)
-                        (void) plan_claim_pages(t, &c->gone[i], gone, named, &(struct error) {});
         for (size_t i = 0; i < t->n_nodes; i++)
                 if (named[i])
                         add_node(p, t, i, totals[i]);
@@ -300,22 +290,6 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                                                   : PLAN_LARGER;
                 if (n->action == PLAN_GROW)
                         n->promote = MIN(n->surplus, n->target - n->now);
-                if (n->action == PLAN_LARGER && gone[n->node_idx] > 0) {
-                        /* A claim given back: the pool shrinks by what it held at most, free pages
-                         * only (a smaller nr_hugepages turns pages in use into surplus ones, which
-                         * would leave the pool when their workload lets go), never below the target
-                         * the others' claims and the [Pool] keep. Free pages a mapping holds
-                         * reserved (resv_hugepages, counted for the whole pool: taken from each
-                         * node's) are in use as well: the kernel keeps the reserved count, and
-                         * makes the pages beyond the new target surplus. */
-                        uint64_t unreserved = pc->free > pc->resv ? pc->free - pc->resv : 0;
-                        uint64_t back = MIN(MIN(gone[n->node_idx], MIN(unreserved, n->now)), n->now - n->target);
-
-                        if (back > 0) {
-                                n->target = n->now - back;
-                                n->action = PLAN_SHRINK;
-                        }
-                }
                 p->target_total += n->target;
         }
         return 0;
@@ -377,9 +351,8 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
         struct plan p = { .min_percent = c->min_percent, .drop_caches = c->drop_caches };
         int r = 0;
 
-        /* a pool for each [Pool], then one for each page size only claims name, or claims given
-         * back */
-        p.pools = calloc(c->n_pools + c->n_claims + c->n_gone + 1, sizeof(*p.pools));
+        /* a pool for each [Pool], then one for each page size only claims name */
+        p.pools = calloc(c->n_pools + c->n_claims + 1, sizeof(*p.pools));
         if (!p.pools)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_pools; i++) {
@@ -388,8 +361,8 @@ int plan_build(const struct topology *t, const struct pool_counts *counts, const
                 if (r < 0)
                         break;
         }
-        for (size_t i = 0; r >= 0 && i < c->n_claims + c->n_gone; i++) {
-                uint64_t ps = i < c->n_claims ? c->claims[i].page_size : c->gone[i - c->n_claims].page_size;
+        for (size_t i = 0; r >= 0 && i < c->n_claims; i++) {
+                uint64_t ps = c->claims[i].page_size;
                 bool planned = false;
 
                 for (size_t k = 0; k < p.n_pools && !planned; k++)

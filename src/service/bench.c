@@ -9,8 +9,9 @@
 
 
 #include "service/bench.h"
+#include "state/change.h"
 #include "state/lock.h"
-#include "service/job.h"
+#include "state/store.h"
 #include "service/privilege.h"
 #include "util/shown.h"
 #include "fill/executor.h"
@@ -50,6 +51,9 @@ struct bench {
         uint64_t *found;   /* persistent pages per node before (nr_hugepages less surplus) */
         uint64_t *surplus; /* surplus pages per node before: others' (a workload's), never counted */
         struct stop stop;
+        /* the state, under the host lock: each run's pages are bench's until they are back */
+        struct state_store st;
+        bool st_open;
 };
 
 static int cmp_u64(const void *a, const void *b) {
@@ -57,19 +61,20 @@ static int cmp_u64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Puts every node back to the persistent pages found: the pages added are free, so they all
- * go, and surplus pages a workload holds that a run promoted are surplus again
- * (set_max_huge_pages() turns pages in use above the count into surplus ones). */
+/* Puts every node back to the persistent pages found: the pages the run added (bench's, in the
+ * state) are free, so they all go, and surplus pages a workload holds that a run promoted are
+ * surplus again (set_max_huge_pages() turns pages in use above the count into surplus ones). */
 static int restore(struct bench *b) {
-        int ret = 0;
+        int o = state_owner_get(&b->st.s, "bench"), ret = 0;
 
-        for (size_t i = 0; i < b->t.n_nodes; i++) {
-                uint64_t now;
+        for (size_t i = 0; o >= 0 && i < b->t.n_nodes; i++) {
+                uint64_t now, given;
+                size_t owner = (size_t) o;
                 int r;
 
                 if (!b->t.nodes[i].has_memory)
                         continue;
-                r = pool_write_nr(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, b->found[i]);
+                r = state_change_give_back(&b->st, b->page_size, b->t.nodes[i].id, &owner, 1, UINT64_MAX, &given);
                 if (r >= 0)
                         r = pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
                 if (r < 0 || now != b->found[i]) {
@@ -78,7 +83,32 @@ static int restore(struct bench *b) {
                         ret = r < 0 ? r : -EBUSY;
                 }
         }
-        return ret;
+        return o < 0 ? o : ret;
+}
+
+/* The run's pages announced in the state as bench's before the first write */
+static int announce(struct bench *b, const struct plan_pool *pp) {
+        _cleanup_(freep) struct state_intent *in = calloc(pp->n_nodes + 1, sizeof(*in));
+        _cleanup_(freep) struct state_part *parts = calloc(pp->n_nodes + 1, sizeof(*parts));
+        int o = state_owner_get(&b->st.s, "bench");
+        size_t n = 0;
+
+        if (!in || !parts || o < 0)
+                return o < 0 ? o : -ENOMEM;
+        for (size_t i = 0; i < pp->n_nodes; i++) {
+                const struct plan_node *nd = &pp->nodes[i];
+                int pool = state_pool_get(&b->st.s, pp->page_size, nd->node, nd->now);
+
+                if (pool < 0)
+                        return pool;
+                if (nd->target <= nd->now)
+                        continue;
+                parts[n] = (struct state_part) { (size_t) o, nd->target - nd->now };
+                in[n] = (struct state_intent) { .pool = (size_t) pool, .from = nd->now, .to = nd->target,
+                                                .parts = &parts[n], .n_parts = 1 };
+                n++;
+        }
+        return state_change_begin(&b->st, in, n);
 }
 
 /* One fill from the found state to found + bytes_per_node on every node with memory. */
@@ -92,9 +122,11 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
         struct pool_spec spec = { .page_size = b->page_size };
         struct plan p = {};
         struct error e = {};
+        struct pool_writer writer = state_change_writer(&b->st);
         struct fill_shared shared = {
                 .rootfd = b->rootfd,
                 .t = &b->t,
+                .writer = &writer,
                 .pin = pin_is_useful(&b->t),
                 .stop = &b->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
@@ -133,7 +165,13 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
         /* the methods alone, and auto as a fill measures and picks */
         if (mode != FILL_MODE_AUTO)
                 p.pools[0].measured = false;
+        r = announce(b, &p.pools[0]);
+        if (r < 0) {
+                plan_done(&p);
+                return log_error_errno(r, "Cannot record the run in the state: %m");
+        }
         r = fill_execute_plan(&shared, &p, runs);
+        (void) state_change_settle(&b->st);
         *ret_us = (runs[0].elapsed_ns + 500) / 1000;
         if (runs[0].choice.measured)
                 row->choice = runs[0].choice;
@@ -539,10 +577,9 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
 }
 
 int bench_main(int argc, char *argv[]) {
-        _cleanup_(closep) int rootfd = -1, lock_fd = -1;
+        _cleanup_(closep) int rootfd = -1;
         struct bench b = { .root = "/", .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
                            .runs = 3, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
-        bool waited;
         struct bench_row rows[BENCH_MAX_ROWS] = {};
         size_t n_rows = 0, best = 0;
         unsigned cpus = 1;
@@ -575,11 +612,14 @@ int bench_main(int argc, char *argv[]) {
          * fill: the bench holds the host lock, as a fill does, from before it reads the pools
          * as found until they are back (a time-out or a stop while waiting is said there). */
         ret = 1;
-        lock_fd = hostlock_take(rootfd, "hpfilld bench", b.lock_timeout_s, &b.stop, NULL, &waited);
-        if (lock_fd < 0)
+        /* what a command that died left is settled first, before the pools are read as found */
+        if (state_store_open(rootfd, strcmp(b.root, "/") == 0, &b.t,
+                             &(struct state_open_options) { "hpfilld bench", b.lock_timeout_s, &b.stop, NULL, NULL },
+                             &b.st) < 0)
                 goto out;
-        /* what a fill that died left raised, put back before the pools are read as found */
-        (void) job_recover_journal(rootfd, strcmp(b.root, "/") == 0);
+        b.st_open = true;
+        if (*b.st.notes)
+                log_lines(LOG_NOTICE, b.st.notes);
         if (read_found(&b) < 0)
                 goto out;
 
@@ -601,8 +641,10 @@ int bench_main(int argc, char *argv[]) {
         else
                 ret = 0;
 out:
-        if (stop_requested(&b.stop) && lock_fd >= 0)
+        if (stop_requested(&b.stop) && b.st_open)
                 log_error("Interrupted; the pools are back as found");
+        if (b.st_open && state_store_close(&b.st, true) < 0)
+                ret = 1;
         free(b.found);
         free(b.surplus);
         topology_done(&b.t);

@@ -13,14 +13,12 @@
 #include <time.h>
 
 #include "util/clock.h"
-#include "service/claim_record.h"
 #include "service/control.h"
 #include "service/daemon.h"
-#include "service/daemon_config.h"
 #include "state/rundir.h"
 #include "state/lock.h"
-#include "service/ledger.h"
 #include "service/job.h"
+#include "service/session.h"
 #include "service/metrics_out.h"
 #include "util/log.h"
 #include "util/shown.h"
@@ -57,7 +55,6 @@ struct daemon {
         daemon_load_fn load;
         void *userdata;
         int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd, control_fd;
-        int mark_fd; /* DAEMON_MARK_FILE, held for the daemon's life */
         /* connections on the control socket whose request has not come yet, oldest first: polled
          * with the rest, so that a client that connects and says nothing holds up nothing */
         int clients[DAEMON_CONTROL_CLIENTS];
@@ -69,7 +66,6 @@ struct daemon {
         uint64_t watchdog_usec;
         uint64_t last_added;
         unsigned lock_timeout_s;
-        struct ledger ledger; /* for ReleaseOnStop=: the pages the fills added */
 };
 
 static void progress(const struct job_status *st, void *userdata) {
@@ -106,42 +102,66 @@ static void waiting(void *userdata) {
                 (void) notifyf("WATCHDOG=1");
 }
 
-/* One fill of the configuration in use; its summary also in @ret_summary (NULL: not wanted).
- * @claim_made: the claim `hpfilld claim` asked for, in the files just read (else NULL). */
-static int fill(struct daemon *d, const char *task, const char *claim_made, char *ret_summary, size_t size) {
+static void arm_metrics(struct daemon *d);
+
+/* One fill under the host lock, of the configuration in use (@reload: read again under the
+ * lock first, and kept only if its plan is not refused); its summary, or why it was refused, in
+ * @ret_summary (NULL: not wanted). The daemon is recorded in the state as running. */
+static int fill(struct daemon *d, const char *task, bool reload, char *ret_summary, size_t size) {
+        struct config fresh = CONFIG_INIT;
         struct fill_record record = {};
         struct job j = {
                 .rootfd = d->rootfd,
                 .host = d->host,
                 .stop = &d->stop,
-                .task = task,
-                .lock_timeout_s = d->lock_timeout_s,
+                .kind = STATE_FILL_CONFIG,
                 .progress = progress,
-                .waiting = waiting,
                 .userdata = d,
                 .record = &record,
-                .ledger = &d->ledger,
-                .claims = true,
-                .claim_made = claim_made,
         };
+        struct error e = {};
+        struct session s;
         int r;
 
         d->last_added = 0;
         (void) notifyf("STATUS=Filling the pools");
-        /* the claims given back are marked so (claim_record.h): this fill gives back what their
-         * records hold, and a fill that does not get to its writes (the host lock not had)
-         * leaves them for the next one */
-        r = job_run(&j, &d->config);
+        r = session_open(&s, d->rootfd, d->host,
+                         &(struct state_open_options) { task, d->lock_timeout_s, &d->stop,
+                                                        &(struct hostlock_wait) { waiting, d }, NULL });
+        if (r < 0) {
+                if (ret_summary)
+                        (void) snprintf(ret_summary, size, "Cannot take the host lock: %s", strerror(-r));
+                (void) notifyf("STATUS=Failed: the host lock not had, see the log\nERRNO=%d", -r);
+                return EXIT_FAIL;
+        }
+        session_mark_daemon(&s, true);
+        if (reload && d->load(d->rootfd, &fresh, d->userdata, &e) < 0) {
+                log_error("Reload failed, keeping the configuration in use:");
+                log_lines(LOG_ERR, e.msg);
+                if (ret_summary)
+                        (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, e.msg);
+                config_done(&fresh);
+                (void) session_close(&s);
+                return EXIT_USAGE;
+        }
+        r = job_fill(&j, &s, reload ? &fresh : &d->config);
+        (void) session_close(&s);
+        if (reload && r != EXIT_USAGE) {
+                config_done(&d->config);
+                d->config = fresh;
+                arm_metrics(d);
+        } else
+                config_done(&fresh);
         if (*j.summary)
                 log_info("%s", j.summary);
         if (ret_summary)
                 (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
-        if (!stop_requested(&d->stop))
+        if (!stop_requested(&d->stop) && r != EXIT_USAGE)
                 metrics_after_fill(d->rootfd, &record, r, j.summary, j.advice_cmdline, d->config.metrics_file);
         fill_record_done(&record);
         if (r == EXIT_OK)
                 (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
-        else
+        else if (r != EXIT_USAGE)
                 (void) notifyf("STATUS=Failed (exit status %d): %s\nERRNO=%d", r,
                                *j.summary ? j.summary : "see the log", r == EXIT_SHORT ? ENOMEM : EINVAL);
         return r;
@@ -294,8 +314,7 @@ static int open_fds(struct daemon *d) {
         d->hotplug_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (d->hotplug_fd < 0)
                 log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
-        /* `hpfilld claim` asks here; without it, a claim is applied by its command under the host
-         * lock, as if no daemon ran */
+        /* `hpfilld reload` asks here (SIGHUP does the same without waiting for the answer) */
         d->control_fd = control_listen(d->rootfd);
         if (d->control_fd < 0)
                 log_warning_errno(d->control_fd, "Cannot listen on %s/run/hpfilld/" CONTROL_NAME ": %m, ignoring",
@@ -330,66 +349,29 @@ static void hotplug(struct daemon *d, bool timer) {
         }
         d->hotplug_pending = false;
         log_info("Memory came online, filling again");
-        (void) fill(d, "hpfilld daemon, memory came online", NULL, NULL, 0);
+        (void) fill(d, "hpfilld daemon, memory came online", false, NULL, 0);
         d->hotplug_done_ns = now_ns();
 }
 
-/* SIGHUP, or a request on the control socket (`hpfilld claim`): the configuration anew, then a
- * fill; a claim that is gone, or smaller, gives back what its record holds beyond its pages
- * (claim_record.h). A bad one
- * changes nothing: the plan in use stays, and the unit's status names the error. Returns the
- * exit status, with the error or the fill's summary in @msg. */
-static int reload(struct daemon *d, const char *want_claim, char *msg, size_t size) {
-        struct config fresh = CONFIG_INIT, old;
-        struct error e = {};
+/* SIGHUP, or a request on the control socket (`hpfilld reload`): the configuration read again
+ * under the host lock, then a fill. A bad one changes nothing: the plan in use stays, and the
+ * unit's status names the error. Returns the exit status, with the error or the fill's summary in
+ * @msg. */
+static int reload(struct daemon *d, char *msg, size_t size) {
         int r;
 
         (void) notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading", now_ns() / 1000);
-        r = d->load(d->rootfd, &fresh, d->userdata, &e);
-        /* a claim the files have that this daemon's configuration leaves out would be a success
-         * without its pages */
-        if (r >= 0 && want_claim && !claim_spec_find(fresh.claims, fresh.n_claims, want_claim, 0))
-                r = error_set(&e, -EINVAL, "claim %s: this daemon's configuration leaves the claims of the files "
-                              "out (--config or --pool on its command line)", want_claim);
-        /* a claim gone from the files (unclaim, or by hand): its give-back pending until a fill
-         * did it, whatever happens to this one */
-        if (r >= 0) {
-                r = claim_pending_mark_gone(d->rootfd, &d->config, &fresh);
-                if (r < 0)
-                        (void) error_set(&e, r, "Cannot mark the claims given back in %s/" RUNDIR ": %s",
-                                         shown_root(), strerror(-r));
-        }
-        if (r < 0) {
-                log_error("Reload failed, keeping the configuration in use:");
-                log_lines(LOG_ERR, e.msg);
-                config_done(&fresh);
-                (void) snprintf(msg, size, "%.*s", (int) size - 1, e.msg);
-                /* one line: STATUS= is a single assignment */
-                (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %.*s",
-                               (int) strcspn(e.msg, "\n"), e.msg);
-                return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
-        }
-        old = d->config;
-        d->config = fresh;
-        log_info("Configuration reloaded: %zu pool%s, %zu reservation%s, %zu claim%s", d->config.n_pools,
-                 d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s",
-                 d->config.n_claims, d->config.n_claims == 1 ? "" : "s");
-        arm_metrics(d);
-        r = fill(d, "hpfilld daemon, reload", want_claim, msg, size);
+        r = fill(d, "hpfilld daemon, reload", true, msg, size);
         if (r == EXIT_USAGE) {
-                /* its plan refused it, before any write: the configuration in use stays, or the
-                 * next reload would take the refused one's claims for claims given back (a claim
-                 * of more than a node's memory giving back the pages others hold above their
-                 * targets) */
-                config_done(&d->config);
-                d->config = old;
-                arm_metrics(d);
                 log_error("Reload failed, keeping the configuration in use");
+                /* one line: STATUS= is a single assignment */
                 (void) notifyf("READY=1\nSTATUS=Reload failed, the configuration in use stays: %.*s",
                                (int) strcspn(msg, "\n"), msg);
                 return r;
         }
-        config_done(&old);
+        log_info("Configuration reloaded: %zu pool%s, %zu reservation%s, %zu claim%s in the files", d->config.n_pools,
+                 d->config.n_pools == 1 ? "" : "s", d->config.n_reserves, d->config.n_reserves == 1 ? "" : "s",
+                 d->config.n_claims, d->config.n_claims == 1 ? "" : "s");
         if (!stop_requested(&d->stop))
                 (void) notifyf("READY=1");
         return r;
@@ -423,7 +405,6 @@ static void control_take(struct daemon *d) {
 /* The request on client @i, if it came: answered when it is done (the client waits for that). */
 static void control(struct daemon *d, size_t i) {
         char req[128], msg[CONTROL_ANSWER_MAX - 8] = "";
-        const char *claim;
         int fd = d->clients[i], status, r;
 
         r = control_read(fd, req, sizeof(req));
@@ -435,19 +416,12 @@ static void control(struct daemon *d, size_t i) {
                 (void) close(fd);
                 return;
         }
-        if (r < 0 || strcmp(req, CONTROL_APPLY) == 0)
-                claim = NULL;
-        else if (strncmp(req, CONTROL_APPLY " ", strlen(CONTROL_APPLY) + 1) == 0 &&
-                 check_name(req + strlen(CONTROL_APPLY) + 1, "claim", &(struct error) {}) >= 0)
-                claim = req + strlen(CONTROL_APPLY) + 1;
-        else
-                r = -EBADMSG;
-        if (r < 0) {
+        if (r < 0 || strcmp(req, CONTROL_APPLY) != 0) {
                 control_answer(fd, EXIT_USAGE, "unknown request");
                 return;
         }
-        log_info("Applying the configuration files, as asked on the control socket");
-        status = reload(d, claim, msg, sizeof(msg));
+        log_info("Reloading, as asked on the control socket");
+        status = reload(d, msg, sizeof(msg));
         control_answer(fd, status, msg);
 }
 
@@ -498,7 +472,7 @@ static int idle(struct daemon *d) {
                         }
                         char msg[CONTROL_ANSWER_MAX];
 
-                        (void) reload(d, NULL, msg, sizeof(msg));
+                        (void) reload(d, msg, sizeof(msg));
                 } else {
                         /* one request a wake-up, the first to have come: the rest wait their turn */
                         size_t i = 0;
@@ -515,8 +489,49 @@ static int idle(struct daemon *d) {
         }
 }
 
+static bool config_pages(const struct state_owner *o, const void *data) {
+        (void) data;
+        return o->kind == OWNER_CONFIG || o->gone || o->kind == OWNER_BENCH;
+}
+
+static void released(const struct session_given *g, void *userdata) {
+        char name[32];
+
+        (void) userdata;
+        if (g->error)
+                log_warning_errno(g->error, "%s pool of node%u: cannot give back the pages the configuration added: %m",
+                                  page_size_name(g->page_size, name), g->node);
+        else
+                log_info("%s pool of node%u: %" PRIu64 " page%s given back (%" PRIu64 " -> %" PRIu64 ")%s",
+                         page_size_name(g->page_size, name), g->node, g->given, g->given == 1 ? "" : "s", g->before,
+                         g->after, g->given < g->held ? "; the rest are in use, given back when free" : "");
+}
+
+/* At the stop: the daemon recorded as gone; with ReleaseOnStop=, what the configuration added
+ * given back (free pages only; never a claim's, never others'), and its targets dropped */
+static void stop(struct daemon *d) {
+        struct session s;
+
+        if (session_open(&s, d->rootfd, d->host,
+                         &(struct state_open_options) { "hpfilld daemon, stopping", d->lock_timeout_s, NULL, NULL,
+                                                        NULL }) < 0) {
+                log_warning("The state is left as it is: the next command sees this daemon has ended");
+                return;
+        }
+        if (d->config.release_on_stop) {
+                int o = state_owner_find(&s.st.s, "config");
+
+                (void) session_give_back(&s, config_pages, NULL, released, NULL);
+                for (size_t i = 0; o >= 0 && i < s.st.s.n_shares; i++)
+                        if (s.st.s.shares[i].owner == (size_t) o)
+                                s.st.s.shares[i].want = 0;
+        }
+        session_mark_daemon(&s, false);
+        (void) session_close(&s);
+}
+
 int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load, void *userdata,
-               unsigned lock_timeout_s, const char *config_file) {
+               unsigned lock_timeout_s) {
         struct daemon d = {
                 .rootfd = rootfd,
                 .host = host,
@@ -530,9 +545,8 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 .hotplug_fd = -1,
                 .metrics_fd = -1,
                 .control_fd = -1,
-                .mark_fd = -1,
         };
-        int r, ret = EXIT_FAIL;
+        int ret = EXIT_FAIL;
 
         *config = (struct config) CONFIG_INIT; /* the daemon's now */
         stop_init(&d.stop);
@@ -543,28 +557,10 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
         if (open_fds(&d) < 0)
                 goto out;
         arm_metrics(&d);
-        d.mark_fd = daemon_mark_take(rootfd, d.lock_timeout_s, &d.stop);
-        if (d.mark_fd == -ECANCELED) { /* stopped while it waited: nothing filled */
-                ret = EXIT_OK;
-                goto out;
-        }
-        if (d.mark_fd < 0)
-                log_warning_errno(d.mark_fd, "Cannot hold %s/" RUNDIR "/" DAEMON_MARK_FILE
-                                  ": %m; hpfilld give-back cannot tell this daemon runs", shown_root());
-        /* under the mark: the claims give-back keeps, once this daemon has stopped, are those
-         * of the files it reads */
-        r = daemon_config_save(rootfd, config_file);
-        if (r < 0)
-                log_warning_errno(r, "Cannot record %s in %s/" RUNDIR "/" DAEMON_CONFIG_FILE ": %m; hpfilld "
-                                  "give-back, once this daemon has stopped, needs --config to keep its claims",
-                                  config_file ?: "the configuration read", shown_root());
-        /* kept in /run across restarts: what an earlier daemon of this boot added is ours too */
-        r = ledger_load(rootfd, &d.ledger);
-        if (r < 0)
-                log_warning_errno(r, "Cannot read %s/" LEDGER_FILE ": %m; ReleaseOnStop= gives back only what this "
-                                     "daemon adds", shown_root());
-
-        ret = fill(&d, "hpfilld daemon, first fill", NULL, NULL, 0);
+        /* the configuration as it is under the host lock, kept unless its plan is refused */
+        ret = fill(&d, "hpfilld daemon, first fill", true, NULL, 0);
+        if (stop_requested(&d.stop) && ret == EXIT_FAIL)
+                ret = EXIT_OK; /* stopped while it waited: nothing filled */
         if (!stop_requested(&d.stop)) {
                 if (ret != EXIT_OK)
                         goto out;
@@ -575,20 +571,17 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
         }
         ret = EXIT_OK;
         (void) notifyf("STOPPING=1\nSTATUS=Stopping");
-        if (d.config.release_on_stop)
-                ledger_release(rootfd, &d.ledger);
 out:
+        stop(&d);
         closep(&d.sig_fd);
         closep(&d.uevent_fd);
         closep(&d.watchdog_fd);
         closep(&d.hotplug_fd);
         closep(&d.metrics_fd);
         closep(&d.control_fd);
-        closep(&d.mark_fd);
         for (size_t i = 0; i < d.n_clients; i++)
                 (void) close(d.clients[i]);
         config_done(&d.config);
-        ledger_done(&d.ledger);
         stop_done(&d.stop);
         return ret;
 }

@@ -170,28 +170,14 @@ static void format_reserves(FILE *f, const struct metrics_reserve *rs, size_t n)
                 }
 }
 
-static const char *const journal_result_names[] = {
-        [JOURNAL_RESTORED] = "restored", [JOURNAL_CHANGED] = "changed", [JOURNAL_FAILED] = "failed",
-        [JOURNAL_DENIED] = "denied",     [JOURNAL_STALE] = "stale",     [JOURNAL_INVALID] = "invalid",
-};
-
-const char *journal_result_name(enum journal_result r) {
-        return (size_t) r < ELEMENTSOF(journal_result_names) ? journal_result_names[r] : "invalid";
-}
-
-int metrics_format_journal(FILE *f, const struct journal_outcome *o, int n) {
+int metrics_format_journal(FILE *f, const struct status_setting *set, size_t n) {
         header(f, "hpfilld_journal_entry", "gauge",
-               "A host setting a fill that ended left changed, 1 per journal entry: stale (the next fill puts it "
-               "back), changed (changed since: left), invalid (not an entry hpfilld makes: left alone), failed.");
-        for (int i = 0; i < n; i++) {
-                fputs("hpfilld_journal_entry{entry=\"", f);
-                put_label_value(f, o[i].name);
-                fputs("\",path=\"", f);
-                if (*o[i].entry.path) {
-                        fputc('/', f);
-                        put_label_value(f, o[i].entry.path);
-                }
-                fprintf(f, "\",result=\"%s\"} 1\n", journal_result_name(o[i].result));
+               "A host setting a command that ended left changed, 1 each: stale (the next command puts it back), "
+               "changed (changed since: left), failed (cannot be read).");
+        for (size_t i = 0; i < n; i++) {
+                fputs("hpfilld_journal_entry{entry=\"setting\",path=\"/", f);
+                put_label_value(f, set[i].path);
+                fprintf(f, "\",result=\"%s\"} 1\n", set[i].result);
         }
         return ferror(f) ? -EIO : 0;
 }
@@ -206,7 +192,7 @@ int metrics_format(FILE *f, const struct metrics *m) {
                 format_fill(f, m->fill);
         if (m->n_reserves > 0)
                 format_reserves(f, m->reserves, m->n_reserves);
-        if (m->fill && m->fill->valid && m->fill->n_claims > 0)
+        if (m->fill && m->fill->n_claims > 0)
                 format_claims(f, m->fill->claims, m->fill->n_claims);
         return ferror(f) ? -EIO : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "state/rundir.h"
+#include "state/store.h"
 #include "kernel/pool.h"
 #include "util/beneath.h"
 #include "util/shown.h"
@@ -122,8 +123,42 @@ static int collect(int rootfd, const struct topology *t, const struct fill_recor
         return 0;
 }
 
+int metrics_overlay_state(int rootfd, struct fill_record *rec) {
+        struct state s = {};
+        struct error e = {};
+        int r;
+
+        r = state_store_read(rootfd, &s, &e);
+        if (r < 0) {
+                state_done(&s);
+                return r;
+        }
+        free(rec->targets);
+        free(rec->claims);
+        rec->targets = NULL;
+        rec->claims = NULL;
+        rec->n_targets = rec->n_claims = 0;
+        for (size_t p = 0; r >= 0 && p < s.n_pools; p++) {
+                uint64_t target = state_pool_target(&s, p);
+
+                if (target > 0)
+                        r = fill_record_add_target(rec, s.pools[p].page_size, s.pools[p].node, target);
+        }
+        for (size_t i = 0; r >= 0 && i < s.n_shares; i++) {
+                const struct state_owner *o = &s.owners[s.shares[i].owner];
+                const struct state_pool *p = &s.pools[s.shares[i].pool];
+
+                if (o->kind == OWNER_CLAIM && !o->gone && s.shares[i].want > 0)
+                        r = fill_record_add_claim(rec, o->name + strlen(STATE_CLAIM_PREFIX), p->page_size, p->node,
+                                                  s.shares[i].want, "hpfilld claim");
+        }
+        state_done(&s);
+        return r;
+}
+
 /* The whole text, in memory: written out in one piece. */
 static int render(int rootfd, struct fill_record *rec, char **ret, size_t *ret_len) {
+        struct fill_record none = {};
         struct topology t = {};
         struct metrics m = {};
         struct error e = {};
@@ -133,8 +168,11 @@ static int render(int rootfd, struct fill_record *rec, char **ret, size_t *ret_l
         r = topology_read(rootfd, &t, &e);
         if (r < 0)
                 return r;
-        if (rec)
-                reserves_now(rootfd, rec);
+        /* the targets and claims are the state's, as they are now */
+        if (!rec)
+                rec = &none;
+        (void) metrics_overlay_state(rootfd, rec);
+        reserves_now(rootfd, rec);
         r = collect(rootfd, &t, rec, &m);
         f = r < 0 ? NULL : open_memstream(ret, ret_len);
         if (r >= 0 && !f)
@@ -147,6 +185,7 @@ static int render(int rootfd, struct fill_record *rec, char **ret, size_t *ret_l
         free(m.pools);
         free(m.sizes);
         topology_done(&t);
+        fill_record_done(&none);
         return r;
 }
 

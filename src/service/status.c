@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fill/journal.h"
+#include "state/store.h"
+#include "util/fileio.h"
 #include "state/rundir.h"
 #include "state/lock.h"
 #include "util/shown.h"
@@ -22,7 +23,7 @@
 #include "service/status_kubelet.h"
 
 const uint64_t *status_target(const struct status_data *d, uint64_t page_size, unsigned node) {
-        for (size_t i = 0; d->rec.valid && i < d->rec.n_targets; i++)
+        for (size_t i = 0; i < d->rec.n_targets; i++)
                 if (d->rec.targets[i].page_size == page_size && d->rec.targets[i].node == node)
                         return &d->rec.targets[i].target;
         return NULL;
@@ -35,14 +36,29 @@ const struct metrics_reserve *status_reserve_record(const struct status_data *d,
         return NULL;
 }
 
-/* What a fill that died left raised: shown, never put back here (a command that only reads
- * writes nothing, whoever made the files it reads); the next fill does, under the host lock. */
-static void status_read_journal(struct status_data *d) {
-        d->n_journal = journal_inspect(d->rootfd, d->host, d->journal, ELEMENTSOF(d->journal));
-        if (d->n_journal < 0) {
-                log_warning_errno(d->n_journal, "Cannot read the journal in %s/" RUNDIR ": %m, ignoring", shown_root());
-                d->n_journal = 0;
+/* What a command that ended left raised (the state's settings): shown, never put back here (a
+ * command that only reads writes nothing); the next command that changes a pool does. */
+static void status_read_settings(struct status_data *d) {
+        struct state s = {};
+        struct error e = {};
+
+        if (state_store_read(d->rootfd, &s, &e) < 0) {
+                log_warning("Cannot read the state: %s, ignoring", e.msg);
+                return;
         }
+        d->settings = calloc(s.n_settings + 1, sizeof(*d->settings));
+        for (size_t i = 0; d->settings && i < s.n_settings; i++) {
+                struct status_setting *o = &d->settings[d->n_settings++];
+                int r;
+
+                memcpy(o->path, s.settings[i].path, sizeof(o->path));
+                o->found = s.settings[i].found;
+                o->set = s.settings[i].set;
+                r = read_u64_at(d->rootfd, o->path, &o->now);
+                o->error = r < 0 ? r : 0;
+                o->result = r < 0 ? "failed" : o->now == o->set ? "stale" : "changed";
+        }
+        state_done(&s);
 }
 
 /* Who holds the host lock, as the kernel says (hostlock.h); nothing when no one does. A user
@@ -76,12 +92,13 @@ static int status_read(struct status_data *d) {
                 for (size_t i = 0; i < d->t.n_nodes; i++)
                         (void) pool_read_counts(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
                                                 &d->counts[s * d->t.n_nodes + i]);
-        status_read_journal(d);
+        status_read_settings(d);
         status_read_lock(d);
         r = metrics_record_read(d->rootfd, &d->rec);
         d->have_record = r != -ENOENT;
         if (r < 0)
                 d->rec = (struct fill_record) {};
+        (void) metrics_overlay_state(d->rootfd, &d->rec);
         d->n_reserves = reserve_list(d->rootfd, &d->reserves, &e);
         if (*e.msg)
                 log_warning("Cannot look for reservations: %s, ignoring", e.msg);
@@ -99,6 +116,7 @@ static void status_done(struct status_data *d) {
         free(d->counts);
         fill_record_done(&d->rec);
         free(d->reserves);
+        free(d->settings);
 }
 
 /* A bad command line: where to look; exit status 2. */
@@ -186,8 +204,8 @@ int status_main(int argc, char *argv[]) {
                 if (r < 0)
                         log_error_errno(r, "Cannot read the pools for the metrics: %m");
                 else {
-                        status_read_journal(&d);
-                        r = metrics_format_journal(stdout, d.journal, d.n_journal);
+                        status_read_settings(&d);
+                        r = metrics_format_journal(stdout, d.settings, d.n_settings);
                 }
                 closep(&d.rootfd);
                 return r < 0 ? 1 : 0;

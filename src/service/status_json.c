@@ -46,21 +46,17 @@ static void print_pools(const struct status_data *d, struct json_writer *w) {
 static void print_journal(const struct status_data *d, struct json_writer *w) {
         json_key(w, "journal");
         json_begin_array(w);
-        for (int i = 0; i < d->n_journal; i++) {
-                const struct journal_outcome *o = &d->journal[i];
+        for (size_t i = 0; i < d->n_settings; i++) {
+                const struct status_setting *o = &d->settings[i];
 
                 json_begin_object(w);
-                json_key(w, "entry"), json_string(w, o->name);
-                json_key(w, "path"), json_string_or_null(w, o->entry.path);
-                json_key(w, "result"), json_string(w, journal_result_name(o->result));
-                json_key(w, "found"), json_u64(w, o->entry.found);
-                json_key(w, "set"), json_u64(w, o->entry.set);
+                json_key(w, "entry"), json_string(w, "setting");
+                json_key(w, "path"), json_string(w, o->path);
+                json_key(w, "result"), json_string(w, o->result);
+                json_key(w, "found"), json_u64(w, o->found);
+                json_key(w, "set"), json_u64(w, o->set);
                 json_key(w, "now"), json_u64(w, o->now);
-                json_key(w, "pid");
-                if (o->entry.pid)
-                        json_i64(w, o->entry.pid);
-                else
-                        json_null(w);
+                json_key(w, "pid"), json_null(w);
                 json_key(w, "errno"), json_errno_or_null(w, o->error);
                 json_end_object(w);
         }
@@ -140,7 +136,7 @@ static void print_reserve(const struct reserve_found *r, const struct metrics_re
 static void print_claims(const struct status_data *d, struct json_writer *w) {
         json_key(w, "claims");
         json_begin_array(w);
-        for (size_t i = 0; d->rec.valid && i < d->rec.n_claims; i++) {
+        for (size_t i = 0; i < d->rec.n_claims; i++) {
                 const struct metrics_claim *c = &d->rec.claims[i];
 
                 json_begin_object(w);

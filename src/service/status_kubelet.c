@@ -78,7 +78,7 @@ size_t kubelet_holds(const struct status_data *d, struct kubelet_hold *ret, size
         }
         /* a claim's pages per node as the last fill's plan placed them (a VM, OVS-DPDK outside
          * Kubernetes); a record cut short has none */
-        for (size_t i = 0; d->rec.valid && i < d->rec.n_claims; i++)
+        for (size_t i = 0; i < d->rec.n_claims; i++)
                 add(ret, &n, max, d->rec.claims[i].page_size, (int) d->rec.claims[i].node, d->rec.claims[i].pages);
         qsort(ret, n, sizeof(*ret), hold_compare);
         return n;

@@ -87,11 +87,17 @@ static void print_last_fill(const struct status_data *d, FILE *f) {
 }
 
 static void print_journal(const struct status_data *d, FILE *f) {
-        char line[512];
+        for (size_t i = 0; i < d->n_settings; i++) {
+                const struct status_setting *o = &d->settings[i];
 
-        for (int i = 0; i < d->n_journal; i++) {
-                journal_describe(&d->journal[i], line, sizeof(line));
-                fprintf(f, "%s\n", line);
+                if (o->error)
+                        fprintf(f, "/%s: raised from %" PRIu64 " to %" PRIu64 " by a command that ended; cannot be read: %s\n",
+                                o->path, o->found, o->set, strerror(-o->error));
+                else
+                        fprintf(f, "/%s: raised from %" PRIu64 " to %" PRIu64 " by a command that ended, %" PRIu64 " now: %s\n",
+                                o->path, o->found, o->set, o->now,
+                                o->now == o->set ? "the next command that changes a pool puts it back"
+                                                 : "changed since, left as it is");
         }
 }
 
@@ -135,7 +141,7 @@ static void print_reserves(const struct status_data *d, FILE *f) {
 
 /* The claims of the last fill's plan: their pages per node, where each is said. */
 static void print_claims(const struct status_data *d, FILE *f) {
-        if (!d->rec.valid || d->rec.n_claims == 0) {
+        if (d->rec.n_claims == 0) {
                 fprintf(f, "Claims: none\n");
                 return;
         }

@@ -107,7 +107,6 @@ static void claims_free(struct claim_spec **claims, size_t *n) {
 
 void config_drop_claims(struct config *c) {
         claims_free(&c->claims, &c->n_claims);
-        claims_free(&c->gone, &c->n_gone);
 }
 
 size_t config_drop_claim(struct config *c, const char *name) {

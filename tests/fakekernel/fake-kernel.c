@@ -6,7 +6,19 @@
  * proc_sys_call_handler() take each write whole). A file ATTR.fake-max beside ATTR holds the most
  * this kernel grants: a larger count written is cut to it, and the write still succeeds, as the
  * kernel's does when it finds fewer pages than asked (hugetlbpage.rst: "always read the count
- * back"). Anything else is written as it is. Outside the product: hpfilld has no test seam for it. */
+ * back"). Anything else is written as it is. Outside the product: hpfilld has no test seam for it.
+ *
+ * A tree with a file "fake-pools" at its root gets a kernel that keeps its pools' counters as
+ * the real one does (set_max_huge_pages()): a write of nr_hugepages (a node's, the global one,
+ * nr_hugepages_mempolicy) promotes surplus pages first, then allocates (up to ATTR.fake-max) or
+ * frees free pages, and pages in use beyond a smaller count become surplus; free_hugepages,
+ * surplus_hugepages and the global counters follow. A test holds pages "in use" by lowering
+ * free_hugepages itself (tests/unit/state-model.py).
+ *
+ * HPFILLD_FAKE_KILL_STEP=N kills the process (SIGKILL) at its Nth step: a write of a pool
+ * attribute, or a rename (a file replaced whole, the state's save), before it with
+ * HPFILLD_FAKE_KILL_AFTER unset or 0, just after it otherwise. The steps so far are counted in
+ * the file HPFILLD_FAKE_STEPS names, where set, so that a test knows when a run had no Nth. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +30,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -111,6 +125,216 @@ static size_t cap(const char *path, const char *buf, size_t len, char *out, size
         return (size_t) snprintf(out, size, "%llu\n", max);
 }
 
+/* The steps (writes of pool attributes, renames) and the kill at the Nth */
+static unsigned long long steps, kill_step;
+static bool kill_after;
+static const char *steps_file;
+
+__attribute__((constructor)) static void read_kill(void) {
+        const char *k = getenv("HPFILLD_FAKE_KILL_STEP"), *a = getenv("HPFILLD_FAKE_KILL_AFTER");
+
+        kill_step = k ? strtoull(k, NULL, 10) : 0;
+        kill_after = a && strcmp(a, "0") != 0;
+        steps_file = getenv("HPFILLD_FAKE_STEPS");
+}
+
+static void count_steps(void) {
+        char text[32];
+        int fd, n;
+
+        if (!steps_file)
+                return;
+        fd = open(steps_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        n = snprintf(text, sizeof(text), "%llu\n", steps);
+        if (fd >= 0) {
+                (void) !syscall(SYS_write, fd, text, (size_t) n);
+                close(fd);
+        }
+}
+
+/* Before a step (@after false) and after it */
+static void step(bool after) {
+        if (!after)
+                steps++;
+        if (!after)
+                count_steps();
+        if (kill_step && steps == kill_step && after == kill_after)
+                (void) kill(getpid(), SIGKILL);
+}
+
+/* ---- the pools' counters of a "fake-pools" tree ---- */
+
+struct pool_node {
+        unsigned long long nr, free, surplus, max;
+        bool there;
+};
+
+#define SIM_NODES 64
+
+static int read_ull(const char *path, unsigned long long *v) {
+        char text[32];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return -1;
+        n = read(fd, text, sizeof(text) - 1);
+        close(fd);
+        if (n <= 0)
+                return -1;
+        text[n] = 0;
+        *v = strtoull(text, NULL, 10);
+        return 0;
+}
+
+/* In place (the same inode: a reader keeps its fd and reads again from offset 0) */
+static void write_ull(const char *path, unsigned long long v) {
+        char text[32];
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), n;
+
+        if (fd < 0)
+                return;
+        n = snprintf(text, sizeof(text), "%llu\n", v);
+        (void) !syscall(SYS_write, fd, text, (size_t) n);
+        close(fd);
+}
+
+static void node_path(char *buf, size_t size, const char *root, unsigned node, const char *size_dir, const char *file) {
+        (void) snprintf(buf, size, "%ssys/devices/system/node/node%u/hugepages/%s/%s", root, node, size_dir, file);
+}
+
+static void load_nodes(const char *root, const char *size_dir, struct pool_node *n) {
+        char path[4096];
+
+        for (unsigned i = 0; i < SIM_NODES; i++) {
+                n[i] = (struct pool_node) { .max = ~0ULL };
+                node_path(path, sizeof(path), root, i, size_dir, "nr_hugepages");
+                n[i].there = read_ull(path, &n[i].nr) == 0;
+                node_path(path, sizeof(path), root, i, size_dir, "free_hugepages");
+                (void) read_ull(path, &n[i].free);
+                node_path(path, sizeof(path), root, i, size_dir, "surplus_hugepages");
+                (void) read_ull(path, &n[i].surplus);
+                node_path(path, sizeof(path), root, i, size_dir, "nr_hugepages.fake-max");
+                (void) read_ull(path, &n[i].max);
+        }
+}
+
+static void store_nodes(const char *root, const char *size_dir, const struct pool_node *n) {
+        unsigned long long nr = 0, free = 0, surplus = 0;
+        char path[4096];
+
+        for (unsigned i = 0; i < SIM_NODES; i++) {
+                if (!n[i].there)
+                        continue;
+                node_path(path, sizeof(path), root, i, size_dir, "nr_hugepages");
+                write_ull(path, n[i].nr);
+                node_path(path, sizeof(path), root, i, size_dir, "free_hugepages");
+                write_ull(path, n[i].free);
+                node_path(path, sizeof(path), root, i, size_dir, "surplus_hugepages");
+                write_ull(path, n[i].surplus);
+                nr += n[i].nr;
+                free += n[i].free;
+                surplus += n[i].surplus;
+        }
+        (void) snprintf(path, sizeof(path), "%ssys/kernel/mm/hugepages/%s/nr_hugepages", root, size_dir);
+        write_ull(path, nr);
+        (void) snprintf(path, sizeof(path), "%ssys/kernel/mm/hugepages/%s/free_hugepages", root, size_dir);
+        write_ull(path, free);
+        (void) snprintf(path, sizeof(path), "%ssys/kernel/mm/hugepages/%s/surplus_hugepages", root, size_dir);
+        write_ull(path, surplus);
+}
+
+static unsigned long long persistent(const struct pool_node *n) {
+        return n->nr - n->surplus;
+}
+
+/* One page more (promoted or allocated) on @n, or fewer (a free one freed, or one in use made
+ * surplus): false where it cannot */
+static bool page_up(struct pool_node *n) {
+        if (n->surplus > 0) {
+                n->surplus--;
+                return true;
+        }
+        if (n->nr >= n->max)
+                return false;
+        n->nr++;
+        n->free++;
+        return true;
+}
+
+static bool page_down(struct pool_node *n, bool in_use) {
+        if (persistent(n) == 0)
+                return false;
+        if (!in_use && n->free > 0) {
+                n->nr--;
+                n->free--;
+                return true;
+        }
+        if (in_use && n->nr - n->free > n->surplus) {
+                n->surplus++;
+                return true;
+        }
+        return false;
+}
+
+/* set_max_huge_pages() on the nodes @only (-1: all, round robin): surplus promoted and pages
+ * allocated up to @count, or free pages freed, then pages in use made surplus, down to it */
+static void sim_set(struct pool_node *n, int only, unsigned long long count) {
+        unsigned long long now = 0;
+
+        for (unsigned i = 0; i < SIM_NODES; i++)
+                if (n[i].there && (only < 0 || (unsigned) only == i))
+                        now += persistent(&n[i]);
+        for (int pass = 0; pass < 3; pass++)
+                for (bool moved = true; moved && now != count;) {
+                        moved = false;
+                        for (unsigned i = 0; i < SIM_NODES && now != count; i++) {
+                                struct pool_node *x = &n[i];
+
+                                if (!x->there || (only >= 0 && (unsigned) only != i))
+                                        continue;
+                                if (now < count && pass == 0 && page_up(x))
+                                        now++, moved = true;
+                                else if (now > count && pass == 1 && page_down(x, false))
+                                        now--, moved = true;
+                                else if (now > count && pass == 2 && page_down(x, true))
+                                        now--, moved = true;
+                        }
+                }
+}
+
+/* A write of @count to @path, a pool's nr_hugepages of a "fake-pools" tree: true where done */
+static bool sim_write(const char *path, const char *buf, size_t len) {
+        char root[2048], size_dir[64], marker[2100], text[32];
+        const char *p = strstr(path, "/sys/"), *hp;
+        struct pool_node n[SIM_NODES];
+        unsigned long long count;
+        unsigned node = 0;
+        bool global;
+
+        if (!p || len == 0 || len >= sizeof(text))
+                return false;
+        (void) snprintf(root, sizeof(root), "%.*s/", (int) (p - path), path);
+        (void) snprintf(marker, sizeof(marker), "%sfake-pools", root);
+        if (access(marker, F_OK) != 0)
+                return false;
+        global = strncmp(p, "/sys/kernel/mm/hugepages/", 25) == 0;
+        if (!global && sscanf(p, "/sys/devices/system/node/node%u/", &node) != 1)
+                return false;
+        hp = strstr(p, "/hugepages-");
+        if (!hp || sscanf(hp + 1, "%63[^/]", size_dir) != 1)
+                return false;
+        if (strcmp(strrchr(path, '/') + 1, "nr_overcommit_hugepages") == 0)
+                return false;
+        memcpy(text, buf, len);
+        text[len] = 0;
+        count = strtoull(text, NULL, 10);
+        load_nodes(root, size_dir, n);
+        sim_set(n, global ? -1 : (int) node, count);
+        store_nodes(root, size_dir, n);
+        return true;
+}
+
 ssize_t write(int fd, const void *buf, size_t len) {
         char path[4096], capped[32];
         const void *data = buf;
@@ -121,6 +345,12 @@ ssize_t write(int fd, const void *buf, size_t len) {
                 errno = saved;
                 return real_write ? real_write(fd, buf, len) : syscall(SYS_write, fd, buf, len);
         }
+        step(false);
+        if (sim_write(path, buf, len)) {
+                step(true);
+                errno = saved;
+                return (ssize_t) len;
+        }
         c = cap(path, buf, len, capped, sizeof(capped));
         if (c > 0) {
                 data = capped;
@@ -128,6 +358,18 @@ ssize_t write(int fd, const void *buf, size_t len) {
         }
         if (pwrite(fd, data, n, 0) != (ssize_t) n || ftruncate(fd, (off_t) n) < 0)
                 return -1;
+        step(true);
         errno = saved;
         return (ssize_t) len;
+}
+
+/* A file replaced whole (replace_file_at(): the state's save) is a step too */
+int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+        long r;
+
+        step(false);
+        r = syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, 0);
+        if (r == 0)
+                step(true);
+        return (int) r;
 }

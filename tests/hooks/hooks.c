@@ -12,6 +12,7 @@
 #include "service/control.h"
 #include "state/lock.h"
 #include "service/job.h"
+#include "service/session.h"
 #include "util/macro.h"
 #include "util/number.h"
 
@@ -73,8 +74,7 @@ WRAPPED(choose_worth_probing);
 WRAPPED(choose_probe_worth);
 WRAPPED(hostlock_take);
 WRAPPED(fflush);
-WRAPPED(job_run);
-WRAPPED(control_request);
+WRAPPED(session_give_back);
 
 uint64_t __wrap_fill_count_step(struct fill_shared *s) {
         uint64_t n = __real_fill_count_step(s);
@@ -123,16 +123,11 @@ int __wrap_fflush(FILE *f) {
         return r;
 }
 
-/* unclaim's fill, its own or the daemon's: the rendezvous before it (hooks.h); the daemon calls
- * job_run() too, without the variable */
-int __wrap_job_run(struct job *j, const struct config *c) {
+/* unclaim's give-back: the rendezvous where the claim is given back in the state, before its
+ * pages leave (hooks.h): a test kills it there */
+int __wrap_session_give_back(struct session *s, session_pick_fn pick, const void *data, session_given_fn said,
+                             void *userdata) {
         if (hooks.unclaimed_fifo)
                 rendezvous(hooks.unclaimed_fifo);
-        return __real_job_run(j, c);
-}
-
-int __wrap_control_request(int fd, const char *request, int *ret_status, char *text, size_t size) {
-        if (hooks.unclaimed_fifo)
-                rendezvous(hooks.unclaimed_fifo);
-        return __real_control_request(fd, request, ret_status, text, size);
+        return __real_session_give_back(s, pick, data, said, userdata);
 }

@@ -31,9 +31,9 @@ struct hooks {
         /* HPFILLD_TEST_BENCH_PAUSE_FIFO: the same rendezvous after the first flush of standard
          * output (the bench's first row) */
         const char *bench_pause_fifo;
-        /* HPFILLD_TEST_UNCLAIMED_FIFO: the same rendezvous where `hpfilld unclaim` has removed
-         * the claim's file, before the fill that gives back its pages (its own, job_run(); the
-         * daemon's, asked by control_request()): a test kills it there */
+        /* HPFILLD_TEST_UNCLAIMED_FIFO: the same rendezvous where `hpfilld unclaim` has given the
+         * claim back in the state, before its pages leave (session_give_back()): a test kills it
+         * there */
         const char *unclaimed_fifo;
 };
 

@@ -9,7 +9,6 @@
 
 #include "settings/conf.h"
 #include "fake-root.h"
-#include "claims-gone.h"
 #include "test.h"
 
 #define MB (UINT64_C(1024) * 1024)
@@ -408,7 +407,7 @@ TEST(test_bounds) {
 }
 
 TEST(test_claim_sections) {
-        struct config c = CONFIG_INIT, old = CONFIG_INIT;
+        struct config c = CONFIG_INIT;
         struct error e = {};
 
         CHECK_EQ(parse(&c,
@@ -442,20 +441,9 @@ TEST(test_claim_sections) {
         CHECK_EQ(parse(&c, "[Claim]\nName=db\nPageSize=2M\nAmount=10%\n", &e), 0);
         CHECK_EQ(c.n_claims, 3);
 
-        /* what claims_gone() finds: a claim removed, one changed, one the same */
-        CHECK_EQ(parse(&old, "[Claim]\nName=vm1\nPageSize=2M\nAmount=node0=64M,node1=32\n"
-                             "[Claim]\nName=vm2\nPageSize=2M\nAmount=8\n"
-                             "[Claim]\nName=db\nPageSize=2M\nAmount=20%\n", &e), 0);
-        CHECK_EQ(claims_gone(&old, &c), 0);
-        CHECK_EQ(c.n_gone, 2);
-        CHECK(strcmp(c.gone[0].name, "vm2") == 0);
-        CHECK_EQ(c.gone[0].amount.value, 8);
-        CHECK(strcmp(c.gone[1].name, "db") == 0);
-        CHECK_EQ(c.gone[1].amount.value, 20);
         CHECK_EQ(config_drop_claim(&c, "vm1"), 2);
         CHECK_EQ(c.n_claims, 1);
         config_done(&c);
-        config_done(&old);
 
         static const struct {
                 const char *text, *msg;

@@ -31,8 +31,21 @@ struct setup {
         struct pool_counts *counts;
         struct plan p;
         struct stop stop;
+        struct pool_writer writer;
         struct fill_shared shared;
 };
+
+/* The fill's writes straight to the (simulated) kernel: the state is not what is tested here */
+static int direct_write_nr(void *data, uint64_t page_size, int node, uint64_t count) {
+        struct setup *s = data;
+
+        CHECK(node >= 0);
+        return pool_write_nr(s->r.fd, &s->t, (unsigned) node, page_size, count);
+}
+
+static struct pool_writer direct_writer(struct setup *s) {
+        return (struct pool_writer) { .write_nr = direct_write_nr, .data = s };
+}
 
 static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shrink) {
         struct config c = CONFIG_INIT;
@@ -51,8 +64,9 @@ static void setup(struct setup *s, unsigned n_nodes, const char *spec, bool shri
         CHECK_EQ(plan_build(&s->t, s->counts, &c, &no_caps, &s->p, &e), 0);
         config_done(&c);
         stop_init(&s->stop);
+        s->writer = direct_writer(s);
         s->shared = (struct fill_shared) {
-                .rootfd = s->r.fd, .t = &s->t, .stop = &s->stop, .step_bytes = 20 * MB,
+                .rootfd = s->r.fd, .t = &s->t, .writer = &s->writer, .stop = &s->stop, .step_bytes = 20 * MB,
         };
 }
 
@@ -537,7 +551,9 @@ TEST(test_fill_out_of_memory) {
                 config_done(&c);
                 CHECK_EQ(s.p.n_pools, 2);
                 stop_init(&s.stop);
-                s.shared = (struct fill_shared) { .rootfd = s.r.fd, .t = &s.t, .stop = &s.stop, .step_bytes = 20 * MB };
+                s.writer = direct_writer(&s);
+                s.shared = (struct fill_shared) { .rootfd = s.r.fd, .t = &s.t, .writer = &s.writer, .stop = &s.stop,
+                                                  .step_bytes = 20 * MB };
 
                 fake_calloc_fail_at = n;
                 r = fill_execute(&s.shared, &s.p, runs);

@@ -2,7 +2,6 @@
 /* Table tests of the pure planner: spreads, remainders, percentages, per-node lists, rejections. */
 #include "plan/budget.h"
 #include "plan/plan.h"
-#include "claims-gone.h"
 #include "test.h"
 
 #define MB (UINT64_C(1) << 20)
@@ -642,18 +641,13 @@ TEST(test_reserve_fits) {
 }
 
 /* A configuration from a file's text: [Pool] and [Claim] sections as the parser reads them. */
-static int plan_text(struct machine *m, const char *text, const char *gone_text, struct plan *p, struct error *e) {
-        struct config c = CONFIG_INIT, old = CONFIG_INIT;
+static int plan_text(struct machine *m, const char *text, struct plan *p, struct error *e) {
+        struct config c = CONFIG_INIT;
         int r;
 
         CHECK_EQ(config_parse_text(&c, "t.conf", text, strlen(text), e), 0);
-        if (gone_text) {
-                CHECK_EQ(config_parse_text(&old, "old.conf", gone_text, strlen(gone_text), e), 0);
-                CHECK_EQ(claims_gone(&old, &c), 0);
-        }
         r = plan_build(&m->t, m->counts, &c, &m->caps, p, e);
         config_done(&c);
-        config_done(&old);
         return r;
 }
 
@@ -668,8 +662,7 @@ TEST(test_claims_sum) {
 
         machine(&m, 4, 4 * GB, 0, 0, true);
         CHECK_EQ(plan_text(&m, POOL("2M", "1027") CLAIM("a", "2M", "node1=64M,node3=2") CLAIM("b", "2M", "6")
-                                       CLAIM("c", "1G", "node2=1"),
-                           NULL, &p, &e),
+                                       CLAIM("c", "1G", "node2=1"), &p, &e),
                  0);
         CHECK_EQ(p.n_pools, 2);
         CHECK_EQ(p.pools[0].page_size, 2 * MB);
@@ -689,7 +682,7 @@ TEST(test_claims_sum) {
         plan_done(&p);
 
         /* a per-node [Pool] and a claim on another node: both nodes */
-        CHECK_EQ(plan_text(&m, POOL("2M", "node0=10") CLAIM("a", "2M", "node3=5"), NULL, &p, &e), 0);
+        CHECK_EQ(plan_text(&m, POOL("2M", "node0=10") CLAIM("a", "2M", "node3=5"), &p, &e), 0);
         CHECK_EQ(p.pools[0].n_nodes, 2);
         CHECK_EQ(p.pools[0].nodes[0].target, 10);
         CHECK_EQ(p.pools[0].nodes[1].node, 3);
@@ -697,84 +690,16 @@ TEST(test_claims_sum) {
         plan_done(&p);
 
         /* a claim's node that does not exist, or more than the node's memory with the others */
-        CHECK(plan_text(&m, CLAIM("a", "2M", "node7=5"), NULL, &p, &e) < 0);
+        CHECK(plan_text(&m, CLAIM("a", "2M", "node7=5"), &p, &e) < 0);
         CHECK_STR_CONTAINS(e.msg, "t.conf:4: node7 does not exist");
-        CHECK(plan_text(&m, POOL("2M", "node0=3G") CLAIM("a", "2M", "node0=2G"), NULL, &p, &e) < 0);
+        CHECK(plan_text(&m, POOL("2M", "node0=3G") CLAIM("a", "2M", "node0=2G"), &p, &e) < 0);
         CHECK_STR_CONTAINS(e.msg, "node0: 2560 2M pages (with the claims) are more than its memory");
-        CHECK(plan_text(&m, CLAIM("a", "16M", "1"), NULL, &p, &e) < 0);
+        CHECK(plan_text(&m, CLAIM("a", "16M", "1"), &p, &e) < 0);
         CHECK_STR_CONTAINS(e.msg, "t.conf:3: this kernel offers no 16M pages");
-}
-
-/* A claim given back: the pool shrinks by at most what it held, free pages only, never below
- * what the [Pool] and the other claims keep; with nothing given back it is only larger, kept. */
-TEST(test_claims_gone) {
-        struct machine m;
-        struct plan p;
-        struct error e = {};
-
-        machine(&m, 2, 4 * GB, 0, 0, false);
-        /* node0: 100 persistent, 30 free; node1: 100 persistent, 100 free */
-        m.counts[0] = (struct pool_counts) { .nr = 100, .free = 30 };
-        m.counts[1] = (struct pool_counts) { .nr = 100, .free = 100 };
-        CHECK_EQ(plan_text(&m, POOL("2M", "node0=10,node1=10") CLAIM("b", "2M", "node1=20"),
-                           CLAIM("a", "2M", "node0=50,node1=50") CLAIM("b", "2M", "node1=20"), &p, &e),
-                 0);
-        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
-        CHECK_EQ(p.pools[0].nodes[0].target, 70);  /* 100 - 30 free: the 70 in use stay */
-        CHECK_EQ(p.pools[0].nodes[1].action, PLAN_SHRINK);
-        CHECK_EQ(p.pools[0].nodes[1].target, 50);  /* 100 - a's 50 */
-        plan_done(&p);
-
-        /* never below the target the others keep: b's 20 + 10 */
-        m.counts[1] = (struct pool_counts) { .nr = 60, .free = 60 };
-        CHECK_EQ(plan_text(&m, POOL("2M", "node0=10,node1=10") CLAIM("b", "2M", "node1=20"),
-                           CLAIM("a", "2M", "node0=50,node1=50") CLAIM("b", "2M", "node1=20"), &p, &e),
-                 0);
-        CHECK_EQ(p.pools[0].nodes[1].target, 30);
-        plan_done(&p);
-
-        /* a claim made smaller gives back its difference only */
-        m.counts[1] = (struct pool_counts) { .nr = 80, .free = 80 };
-        CHECK_EQ(plan_text(&m, CLAIM("a", "2M", "node1=30"), CLAIM("a", "2M", "node1=80"), &p, &e), 0);
-        CHECK_EQ(p.pools[0].n_nodes, 1);
-        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
-        CHECK_EQ(p.pools[0].nodes[0].target, 30);
-        plan_done(&p);
-
-        /* no claim given back: larger, kept */
-        CHECK_EQ(plan_text(&m, CLAIM("a", "2M", "node1=30"), NULL, &p, &e), 0);
-        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_LARGER);
-        CHECK_EQ(p.pools[0].nodes[0].target, 30);
-        plan_done(&p);
-
-        /* the last claim of a pool without [Pool] given back: still planned, from its nodes */
-        m.counts[0] = (struct pool_counts) { .nr = 40, .free = 40 };
-        CHECK_EQ(plan_text(&m, "", CLAIM("a", "2M", "node0=40"), &p, &e), 0);
-        CHECK_EQ(p.n_pools, 1);
-        CHECK_EQ(p.pools[0].n_nodes, 1);
-        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
-        CHECK_EQ(p.pools[0].nodes[0].target, 0);
-        CHECK(strcmp(p.pools[0].origin, "old.conf:4") == 0);
-        plan_done(&p);
-
-        /* free pages a mapping holds reserved (resv_hugepages) are not given back: of 40 free, 34
-         * reserved, 6 go (the kernel would make the reserved ones surplus) */
-        m.counts[0] = (struct pool_counts) { .nr = 40, .free = 40, .resv = 34 };
-        CHECK_EQ(plan_text(&m, "", CLAIM("a", "2M", "node0=40"), &p, &e), 0);
-        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_SHRINK);
-        CHECK_EQ(p.pools[0].nodes[0].target, 34);
-        plan_done(&p);
-        /* all of them reserved: nothing to give back, larger, kept */
-        m.counts[0] = (struct pool_counts) { .nr = 40, .free = 30, .resv = 30 };
-        CHECK_EQ(plan_text(&m, "", CLAIM("a", "2M", "node0=40"), &p, &e), 0);
-        CHECK_EQ(p.pools[0].nodes[0].action, PLAN_LARGER);
-        CHECK_EQ(p.pools[0].nodes[0].target, 0);
-        plan_done(&p);
 }
 
 int main(void) {
         RUN(test_claims_sum);
-        RUN(test_claims_gone);
         RUN(test_headroom);
         RUN(test_budget);
         RUN(test_budget_lagging_nodes);

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* The state of this boot, kept in RUNDIR/state under the host lock: every command that changes
+ * a pool opens the store (the lock taken, the state read, what a command that died left
+ * unfinished settled against the kernel, every pool seen as it is now), changes the pools only
+ * through change.h, and closes it. The only code that reads or writes RUNDIR/state. */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "fill/stop.h"
+#include "kernel/topology.h"
+#include "state/lock.h"
+#include "state/model.h"
+#include "util/error.h"
+
+#define STATE_FILE "state"
+
+struct state_store {
+        int rootfd;
+        bool host;
+        const struct topology *t;
+        int dirfd;   /* RUNDIR */
+        int lock_fd; /* HOSTLOCK_FILE, held while the store is open */
+        struct state s;
+        /* the fill's threads (one per page size) raise and put back settings at once */
+        pthread_mutex_t mutex;
+        bool dirty; /* settling changed it: saved before anything else */
+        /* what opening it found and did, a line each, for the caller to say */
+        char notes[2048];
+};
+
+struct state_open_options {
+        const char *what;        /* for whoever waits for the lock: "hpfilld --once" */
+        unsigned lock_timeout_s; /* hostlock_take()'s wait */
+        struct stop *stop;
+        const struct hostlock_wait *wait;
+        bool *ret_waited; /* NULL, or whether another command held the lock */
+};
+
+/* Takes the host lock and reads the state (a state of another boot is none; the files an older
+ * hpfilld kept are read once, converted and removed), then settles it: each setting a command
+ * that died left raised put back, each of its intents settled against the pool's count, every
+ * pool of the state seen as it is (state_see()). Errors are said in the log; -EBADMSG for a
+ * state that cannot be parsed (nothing changed: the file and the line said). */
+int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
+                     struct state_store *ret);
+/* Writes the state (a temp file, synced, renamed over RUNDIR/state): before each kernel write
+ * that it announces, and after. */
+int state_store_save(struct state_store *st);
+/* Tidies the state (owners with nothing left) and saves it (@save; else what changed since the
+ * last save is dropped: a plan refused changes nothing), lets go of the lock. */
+int state_store_close(struct state_store *st, bool save);
+/* The state as it is on disk, for a reader (hpfilld status, any user): no lock, nothing changed,
+ * nothing settled. No state: an empty one. */
+int state_store_read(int rootfd, struct state *ret, struct error *e);
+
+/* A pool's persistent pages now: 0, or a negative errno. */
+int state_store_read_pool(struct state_store *st, uint64_t page_size, unsigned node, uint64_t *ret);
+/* Whether the daemon recorded in the state still runs. */
+bool state_daemon_runs(const struct state_store *st);
