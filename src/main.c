@@ -598,7 +598,7 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
         if (log_to_kmsg() && *j.summary)
                 log_info("%s", j.summary);
         if (!o->dry_run && ret != EXIT_USAGE) {
-                metrics_after_fill(rootfd, &record, ret, j.summary, j.advice_cmdline, config->metrics_file);
+                metrics_after_fill(rootfd, config->metrics_file);
         }
         fill_record_done(&record);
         return ret;

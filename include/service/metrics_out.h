@@ -3,18 +3,18 @@
  * textfile collector (MetricsFile=, --metrics-file), and `hpfilld status --format=prometheus`. */
 #pragma once
 
+#include "state/model.h"
+
 #include <stdio.h>
 
 #include "service/metrics.h"
 #include "util/error.h"
 
-#define METRICS_RECORD_NAME "fill-record"
-#define METRICS_RECORD_FILE "run/hpfilld/" METRICS_RECORD_NAME
-
-/* After a fill: stamps @rec (time, @exit_status, @summary, @next_boot, the counters carried on
- * from the record before) and keeps it in METRICS_RECORD_FILE (replace_file_at()): the one
- * record of the last fill, for `hpfilld status` in all its formats. */
-int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot);
+/* After a fill, under the host lock: @rec stamped (time, @exit_status, @summary, @next_boot, the
+ * counters carried on from the record before) and moved into the state @s, whose save keeps it:
+ * the one record of the last fill, for `hpfilld status` in all its formats. */
+void metrics_record_into(int rootfd, struct state *s, struct fill_record *rec, int exit_status, const char *summary,
+                         const char *next_boot);
 /* The pools now and @rec, in the exposition format, to @path (absolute), atomically: for
  * node_exporter's textfile collector (MetricsFile=, --metrics-file). A message naming the
  * path in @e on failure. */
@@ -23,13 +23,13 @@ int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, st
  * when that text differs from the file's: 1 when written, 0 when it said that already; a
  * message naming the path in @e on failure. */
 int metrics_refresh_file(int rootfd, const char *path, struct error *e);
-/* Both of the above after a fill, failures logged as warnings (the fill stands). */
-void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
-                        const char *next_boot, const char *metrics_file);
+/* After a fill (the record in the state), MetricsFile='s text, a failure logged as a warning (the
+ * fill stands); nothing where @metrics_file is "". */
+void metrics_after_fill(int rootfd, const char *metrics_file);
 /* @rec's targets and claims replaced with the state's (RUNDIR/state): what each pool's owners ask
  * now, and each claim's pages per node. 0, or a negative errno (the record left as it was). */
 int metrics_overlay_state(int rootfd, struct fill_record *rec);
-/* The record of the last fill (METRICS_RECORD_FILE), strictly parsed. */
+/* The record of the last fill (the state's): -ENOENT where there is none. */
 int metrics_record_read(int rootfd, struct fill_record *ret);
 /* The pools now and the last fill recorded, in the exposition format. */
 int metrics_print(int rootfd, FILE *f);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "state/record.h"
+
 /* "claim:" and a claim's name (1-63 characters) */
 #define STATE_OWNER_MAX 72
 #define STATE_CLAIM_PREFIX "claim:"
@@ -91,6 +93,7 @@ struct state {
         size_t n_settings;
         struct state_reserve *reserves;
         size_t n_reserves;
+        struct fill_record record; /* the last fill's (its lines are the "last-" ones) */
 };
 
 void state_done(struct state *s);

@@ -26,6 +26,7 @@ struct state_store {
         /* the fill's threads (one per page size) raise and put back settings at once */
         pthread_mutex_t mutex;
         bool dirty; /* settling changed it: saved before anything else */
+        char *saved; /* the text last read or written: a save that would write it again does not */
         /* what opening it found and did, a line each, for the caller to say */
         char notes[2048];
 };
@@ -46,7 +47,7 @@ struct state_open_options {
 int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
                      struct state_store *ret);
 /* Writes the state (a temp file, synced, renamed over RUNDIR/state): before each kernel write
- * that it announces, and after. */
+ * that it announces, and after; not where the file says that already. */
 int state_store_save(struct state_store *st);
 /* Tidies the state (owners with nothing left) and saves it (@save; else what changed since the
  * last save is dropped: a plan refused changes nothing), lets go of the lock. */

@@ -10,6 +10,7 @@
  *   intent PAGE_SIZE NODE FROM TO [OWNER=PAGES...]
  *   setting PATH FOUND SET
  *   reserve NAME PAGE_SIZE PAGES DEV INO
+ *   last-... (the record of the last fill: state/record.h)
  *   end
  *
  * in that order (boot and daemon where known; an owner before the lines that name it, a pool

@@ -35,6 +35,7 @@ struct claim_cmd {
         unsigned lock_timeout_s;
         daemon_load_fn load;
         void *userdata;
+        char metrics_file[1024]; /* MetricsFile= of the configuration: written once the state is saved */
 };
 
 #define claim_usage(...) (log_error(__VA_ARGS__), log_error("Try 'hpfilld claim --help' for more information."), EXIT_USAGE)
@@ -161,7 +162,7 @@ static int fill_settings(const struct claim_cmd *c, int rootfd, struct config *r
 }
 
 /* The claim set in the state, then its pages added (or, made smaller, given back) */
-static int claim_here(const struct claim_cmd *c, struct session *s, struct stop *stop) {
+static int claim_here(struct claim_cmd *c, struct session *s, struct stop *stop) {
         struct config cfg = CONFIG_INIT;
         struct fill_record record = {};
         struct error e = {};
@@ -194,7 +195,7 @@ static int claim_here(const struct claim_cmd *c, struct session *s, struct stop 
         else if (ret == EXIT_USAGE)
                 log_error("claim %s: refused; nothing changed", c->name);
         if (ret != EXIT_USAGE)
-                metrics_after_fill(s->rootfd, &record, ret, j.summary, j.advice_cmdline, cfg.metrics_file);
+                memcpy(c->metrics_file, cfg.metrics_file, sizeof(c->metrics_file));
         fill_record_done(&record);
         config_done(&cfg);
         return ret;
@@ -274,6 +275,7 @@ static int claim_run(struct claim_cmd *c) {
         ret = c->unclaim ? unclaim_here(c, &s) : claim_here(c, &s, &stop);
         if (session_close(&s) < 0 && ret != EXIT_USAGE)
                 ret = EXIT_FAIL;
+        metrics_after_fill(rootfd, c->metrics_file);
         stop_done(&stop);
         return ret;
 }

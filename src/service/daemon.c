@@ -157,7 +157,7 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
         if (ret_summary)
                 (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
         if (!stop_requested(&d->stop) && r != EXIT_USAGE)
-                metrics_after_fill(d->rootfd, &record, r, j.summary, j.advice_cmdline, d->config.metrics_file);
+                metrics_after_fill(d->rootfd, d->config.metrics_file);
         fill_record_done(&record);
         if (r == EXIT_OK)
                 (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
@@ -513,8 +513,8 @@ static void stop(struct daemon *d) {
         struct session s;
 
         if (session_open(&s, d->rootfd, d->host,
-                         &(struct state_open_options) { "hpfilld daemon, stopping", d->lock_timeout_s, NULL, NULL,
-                                                        NULL }) < 0) {
+                         &(struct state_open_options) { "hpfilld daemon, stopping", d->lock_timeout_s, &d->stop,
+                                                        NULL, NULL }) < 0) {
                 log_warning("The state is left as it is: the next command sees this daemon has ended");
                 return;
         }

@@ -23,6 +23,7 @@
 #include "service/job_checks.h"
 #include "service/job_plan.h"
 #include "service/job_report.h"
+#include "service/metrics_out.h"
 #include "state/change.h"
 #include "state/rundir.h"
 #include "state/text.h"
@@ -317,6 +318,8 @@ int job_fill(struct job *j, struct session *s, const struct config *c) {
 out:
         /* a plan refused changes nothing, not even the wants it set */
         s->discard = ret == EXIT_USAGE;
+        if (j->record && ret != EXIT_USAGE)
+                metrics_record_into(j->rootfd, &s->st.s, j->record, ret, j->summary, j->advice_cmdline);
         job_report_flush(j);
         if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))
                 ret = EXIT_FAIL;

@@ -17,11 +17,13 @@ static int claim_spec_of(const struct state *s, const struct topology *t, size_t
         cl.amount.nodes = calloc(t->n_nodes + 1, sizeof(*cl.amount.nodes));
         if (!cl.amount.nodes)
                 return -ENOMEM;
+        /* the nodes it asks pages of, and those where it holds more than it asks (a claim made
+         * smaller gives them back) */
         for (size_t i = 0; i < t->n_nodes; i++) {
                 int p = state_pool_find(s, page_size, t->nodes[i].id);
                 uint64_t want = p < 0 ? 0 : state_want(s, (size_t) p, o);
 
-                if (want > 0)
+                if (want > 0 || (p >= 0 && state_held(s, (size_t) p, o) > 0))
                         cl.amount.nodes[cl.amount.n_nodes++] = (struct node_amount) { t->nodes[i].id, false, want };
         }
         (void) snprintf(cl.name, sizeof(cl.name), "%s", name);

@@ -190,10 +190,17 @@ static int render(int rootfd, struct fill_record *rec, char **ret, size_t *ret_l
 }
 
 int metrics_record_read(int rootfd, struct fill_record *ret) {
-        _cleanup_(freep) char *text = NULL;
-        int r = read_full_file_at(rootfd, METRICS_RECORD_FILE, 1024 * 1024, &text, NULL);
+        struct state s = {};
+        struct error e = {};
+        int r = state_store_read(rootfd, &s, &e);
 
-        return r < 0 ? r : fill_record_parse(text, ret);
+        if (r >= 0) {
+                *ret = s.record;
+                s.record = (struct fill_record) {};
+                r = ret->valid ? 0 : -ENOENT;
+        }
+        state_done(&s);
+        return r;
 }
 
 static bool record_has_reserve(const struct fill_record *rec, const struct metrics_reserve *rs) {
@@ -206,38 +213,28 @@ static bool record_has_reserve(const struct fill_record *rec, const struct metri
 /* The counters go on from the record before (since boot: /run is a tmpfs), and so do the
  * reservations an earlier fill made that are still there: a later fill without them does not
  * remove them, so the record does not forget them either. */
-static void carry_counters(int rootfd, struct fill_record *rec) {
-        struct fill_record old = {};
-
+static void carry_counters(int rootfd, struct fill_record *rec, struct fill_record *old) {
         rec->fills_total = 1;
-        if (metrics_record_read(rootfd, &old) < 0)
+        if (!old->valid)
                 return;
-        rec->fills_total += old.fills_total;
+        rec->fills_total += old->fills_total;
         for (size_t i = 0; i < rec->n_sizes; i++)
-                for (size_t k = 0; k < old.n_sizes; k++)
-                        if (old.sizes[k].page_size == rec->sizes[i].page_size)
-                                rec->sizes[i].rounds_total += old.sizes[k].rounds_total;
-        reserves_now(rootfd, &old);
-        for (size_t k = 0; k < old.n_reserves; k++) {
-                const struct metrics_reserve *rs = &old.reserves[k];
+                for (size_t k = 0; k < old->n_sizes; k++)
+                        if (old->sizes[k].page_size == rec->sizes[i].page_size)
+                                rec->sizes[i].rounds_total += old->sizes[k].rounds_total;
+        reserves_now(rootfd, old);
+        for (size_t k = 0; k < old->n_reserves; k++) {
+                const struct metrics_reserve *rs = &old->reserves[k];
 
                 if (rs->state == MR_READY && !record_has_reserve(rec, rs) &&
                     fill_record_add_reserve(rec, rs->name, rs->page_size, rs->pages, rs->target, rs->state, rs->nodes,
                                             rs->path) < 0)
                         log_warning("Cannot keep reservation '%s' in the record: out of memory, ignoring", rs->name);
         }
-        fill_record_done(&old);
 }
 
-static int format_record(FILE *f, const void *rec) {
-        return fill_record_write(f, rec);
-}
-
-static int record_write(int rootfd, const struct fill_record *rec) {
-        return rundir_replace(rootfd, METRICS_RECORD_NAME, format_record, rec);
-}
-
-int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, const char *summary, const char *next_boot) {
+void metrics_record_into(int rootfd, struct state *s, struct fill_record *rec, int exit_status, const char *summary,
+                         const char *next_boot) {
         struct timespec ts;
 
         (void) clock_gettime(CLOCK_REALTIME, &ts);
@@ -246,8 +243,10 @@ int metrics_fill_done(int rootfd, struct fill_record *rec, int exit_status, cons
         rec->exit_status = exit_status;
         (void) snprintf(rec->summary, sizeof(rec->summary), "%s", summary);
         (void) snprintf(rec->next_boot, sizeof(rec->next_boot), "%s", next_boot);
-        carry_counters(rootfd, rec);
-        return record_write(rootfd, rec);
+        carry_counters(rootfd, rec, &s->record);
+        fill_record_done(&s->record);
+        s->record = *rec;
+        *rec = (struct fill_record) {};
 }
 
 int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, struct error *e) {
@@ -302,17 +301,9 @@ int metrics_print(int rootfd, FILE *f) {
         return r;
 }
 
-/* The fill record for `status` (text, JSON, Prometheus), and MetricsFile='s text. */
-void metrics_after_fill(int rootfd, struct fill_record *record, int exit_status, const char *summary,
-                        const char *next_boot, const char *metrics_file) {
-        int r = metrics_fill_done(rootfd, record, exit_status, summary, next_boot);
+void metrics_after_fill(int rootfd, const char *metrics_file) {
         struct error e = {};
 
-        if (r < 0)
-                log_warning_errno(r, "Cannot record the fill in %s/" METRICS_RECORD_FILE ": %m, ignoring", shown_root());
-        if (!*metrics_file)
-                return;
-        r = metrics_write_file(rootfd, record, metrics_file, &e);
-        if (r < 0)
+        if (*metrics_file && metrics_refresh_file(rootfd, metrics_file, &e) < 0)
                 log_warning("Cannot write the metrics: %s, ignoring", e.msg);
 }

@@ -10,6 +10,8 @@
 #include "service/exitstatus.h"
 #include "service/metrics_out.h"
 #include "service/status_data.h"
+#include "state/rundir.h"
+#include "state/store.h"
 #include "util/number.h"
 #include "util/sanitize.h"
 #include "util/shown.h"
@@ -76,7 +78,7 @@ static void print_last_fill(const struct status_data *d, FILE *f) {
                 return;
         }
         if (!d->rec.valid) {
-                fprintf(f, "Last fill: unreadable record (%s/%s is empty or partial)\n", shown_root(), METRICS_RECORD_FILE);
+                fprintf(f, "Last fill: unknown (%s/" RUNDIR "/" STATE_FILE " cannot be read)\n", shown_root());
                 return;
         }
         if (localtime_r(&when, &tm))

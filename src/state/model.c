@@ -27,6 +27,7 @@ void state_done(struct state *s) {
         free(s->shares);
         free(s->settings);
         free(s->reserves);
+        fill_record_done(&s->record);
         *s = (struct state) {};
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* RUNDIR/state: opened under the host lock, settled, saved before and after each change. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -42,8 +43,8 @@ static void read_boot(int rootfd, char *buf, size_t size) {
                 *buf = 0;
 }
 
-/* RUNDIR/state parsed into @ret; -ENOENT where there is none */
-static int load_text(int dirfd, struct state *ret, struct error *e) {
+/* RUNDIR/state parsed into @ret (its text in *@ret_text, where wanted); -ENOENT where there is none */
+static int load_text(int dirfd, struct state *ret, char **ret_text, struct error *e) {
         _cleanup_(freep) char *text = NULL;
         int r;
 
@@ -52,7 +53,10 @@ static int load_text(int dirfd, struct state *ret, struct error *e) {
                 return error_set(e, -EBADMSG, "larger than %u bytes", STATE_TEXT_MAX);
         if (r < 0)
                 return r == -ENOENT ? r : error_set(e, r, "%s", strerror(-r));
-        return state_parse(text, ret, e);
+        r = state_parse(text, ret, e);
+        if (r >= 0 && ret_text)
+                *ret_text = TAKE_PTR(text);
+        return r;
 }
 
 int state_store_read_pool(struct state_store *st, uint64_t page_size, unsigned node, uint64_t *ret) {
@@ -112,6 +116,18 @@ static void settle(struct state_store *st) {
         }
 }
 
+/* What a command killed in the middle of a save left: its temp file (under the lock, no other
+ * command is saving) */
+static void remove_temp_files(struct state_store *st) {
+        _cleanup_(closedirp) DIR *d = fdopendir(dup(st->dirfd));
+        struct dirent *de;
+
+        while (d && (de = readdir(d)))
+                if (strncmp(de->d_name, "." STATE_FILE ".", strlen(STATE_FILE) + 2) == 0 &&
+                    strlen(de->d_name) > 4 && strcmp(de->d_name + strlen(de->d_name) - 4, ".tmp") == 0)
+                        (void) unlinkat(st->dirfd, de->d_name, 0);
+}
+
 /* The state on disk into st->s: none, one of another boot, or the files of an older hpfilld */
 static int load(struct state_store *st) {
         struct error e = {};
@@ -119,7 +135,7 @@ static int load(struct state_store *st) {
         int r;
 
         read_boot(st->rootfd, boot, sizeof(boot));
-        r = load_text(st->dirfd, &st->s, &e);
+        r = load_text(st->dirfd, &st->s, &st->saved, &e);
         if (r == -ENOENT) {
                 st->s = (struct state) {};
                 r = state_legacy_convert(st);
@@ -148,11 +164,14 @@ int state_store_open(int rootfd, bool host, const struct topology *t, const stru
         st.lock_fd = hostlock_take(rootfd, o->what, o->lock_timeout_s, o->stop, o->wait, &waited);
         if (o->ret_waited)
                 *o->ret_waited = waited;
+        if (st.lock_fd >= 0)
+                remove_temp_files(&st);
         r = st.lock_fd < 0 ? st.lock_fd : load(&st);
         if (r < 0) {
                 closep(&st.lock_fd);
                 closep(&st.dirfd);
                 state_done(&st.s);
+                free(st.saved);
                 return r;
         }
         pthread_mutex_init(&st.mutex, NULL);
@@ -176,13 +195,17 @@ int state_store_save(struct state_store *st) {
         r = state_format(f, &st->s);
         if (fclose(f) != 0 && r >= 0)
                 r = -ENOMEM;
+        if (r >= 0 && st->saved && strcmp(st->saved, text) == 0)
+                return 0;
         /* durable: a record written before a kernel write must be there after a crash of the host
          * whose /run is on disk (on tmpfs the sync costs nothing) */
         if (r >= 0)
                 r = replace_file_at(st->dirfd, STATE_FILE, text, len, true);
         if (r < 0)
-                log_error_errno(r, "Cannot write %s/" RUNDIR "/" STATE_FILE ": %m", shown_root());
-        return r;
+                return log_error_errno(r, "Cannot write %s/" RUNDIR "/" STATE_FILE ": %m", shown_root());
+        free(st->saved);
+        st->saved = TAKE_PTR(text);
+        return 0;
 }
 
 int state_store_close(struct state_store *st, bool save) {
@@ -198,6 +221,8 @@ int state_store_close(struct state_store *st, bool save) {
         closep(&st->dirfd);
         pthread_mutex_destroy(&st->mutex);
         state_done(&st->s);
+        free(st->saved);
+        st->saved = NULL;
         return r;
 }
 
@@ -210,7 +235,7 @@ int state_store_read(int rootfd, struct state *ret, struct error *e) {
                 return 0;
         if (dirfd < 0)
                 return error_set(e, dirfd, "%s/" RUNDIR ": %s", shown_root(), strerror(-dirfd));
-        r = load_text(dirfd, ret, e);
+        r = load_text(dirfd, ret, NULL, e);
         if (r == -ENOENT)
                 return 0;
         return r < 0 ? error_prefix(e, r, "%s/" RUNDIR "/" STATE_FILE, shown_root()) : 0;

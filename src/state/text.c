@@ -43,6 +43,7 @@ int state_format(FILE *f, const struct state *s) {
         for (size_t i = 0; i < s->n_reserves; i++)
                 fprintf(f, "reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->reserves[i].name,
                         s->reserves[i].page_size, s->reserves[i].pages, s->reserves[i].dev, s->reserves[i].ino);
+        fill_record_format(f, &s->record);
         fputs("end\n", f);
         return ferror(f) ? -EIO : 0;
 }
@@ -303,6 +304,15 @@ static int split(struct parse *p, char *line) {
 }
 
 static int parse_line(struct parse *p, char *line) {
+        int r;
+
+        /* the record of the last fill: its texts are the rest of their lines (record.h) */
+        if (p->head && !p->end && strncmp(line, "last-", 5) == 0) {
+                r = fill_record_parse_line(&p->s->record, line);
+                if (r == -ENOMEM)
+                        return error_set(p->e, r, "out of memory");
+                return r <= 0 ? bad(p, "not a line of the last fill's record") : 0;
+        }
         if (split(p, line) < 0)
                 return -EBADMSG;
         if (!p->head && strcmp(p->w[0], "hpfilld-state") != 0)
@@ -339,6 +349,9 @@ int state_parse(const char *text, struct state *ret, struct error *e) {
         }
         if (r >= 0 && !p.end)
                 r = error_set(e, -EBADMSG, "cut short (no end line)");
+        if (r >= 0 && !s.record.valid &&
+            (s.record.n_sizes || s.record.n_reserves || *s.record.summary || *s.record.next_boot))
+                r = error_set(e, -EBADMSG, "a record of the last fill without its last-fill line");
         if (r < 0) {
                 state_done(&s);
                 return r;

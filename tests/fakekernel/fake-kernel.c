@@ -203,13 +203,24 @@ static void node_path(char *buf, size_t size, const char *root, unsigned node, c
         (void) snprintf(buf, size, "%ssys/devices/system/node/node%u/hugepages/%s/%s", root, node, size_dir, file);
 }
 
+/* A node's pools; one whose nr_hugepages a shell emptied as it opened it (O_TRUNC, then the
+ * write that brought us here) is the global count less the other nodes' */
 static void load_nodes(const char *root, const char *size_dir, struct pool_node *n) {
+        unsigned long long global = 0, others = 0;
         char path[4096];
+        int emptied = -1;
 
         for (unsigned i = 0; i < SIM_NODES; i++) {
+                struct stat st;
+
                 n[i] = (struct pool_node) { .max = ~0ULL };
                 node_path(path, sizeof(path), root, i, size_dir, "nr_hugepages");
                 n[i].there = read_ull(path, &n[i].nr) == 0;
+                if (!n[i].there && stat(path, &st) == 0 && st.st_size == 0) {
+                        n[i].there = true;
+                        emptied = (int) i;
+                }
+                others += n[i].nr;
                 node_path(path, sizeof(path), root, i, size_dir, "free_hugepages");
                 (void) read_ull(path, &n[i].free);
                 node_path(path, sizeof(path), root, i, size_dir, "surplus_hugepages");
@@ -217,6 +228,9 @@ static void load_nodes(const char *root, const char *size_dir, struct pool_node 
                 node_path(path, sizeof(path), root, i, size_dir, "nr_hugepages.fake-max");
                 (void) read_ull(path, &n[i].max);
         }
+        (void) snprintf(path, sizeof(path), "%ssys/kernel/mm/hugepages/%s/nr_hugepages", root, size_dir);
+        if (emptied >= 0 && read_ull(path, &global) == 0 && global >= others)
+                n[emptied].nr = global - others;
 }
 
 static void store_nodes(const char *root, const char *size_dir, const struct pool_node *n) {

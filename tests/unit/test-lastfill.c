@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The record of the last fill: written whole with explicit modes, in place of the one before;
- * `status` on empty, partial and good records. */
+/* The record of the last fill, in the state: written whole with explicit modes, in place of the
+ * one before; `status` on empty, partial and good states. */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +8,9 @@
 #include "fake-root.h"
 #include "service/metrics_out.h"
 #include "service/status.h"
+#include "state/rundir.h"
+#include "state/store.h"
+#include "state/text.h"
 #include "util/fileio.h"
 #include "util/macro.h"
 #include "test.h"
@@ -35,12 +38,20 @@ static char *run_status(struct fake_root *r, bool json) {
         return text;
 }
 
-/* A fill's record as main and the daemon write it: nothing filled, @status, @summary, @next_boot. */
+static int format_state(FILE *f, const void *s) {
+        return state_format(f, s);
+}
+
+/* A fill's record as a fill keeps it in the state: nothing filled, @status, @summary, @next_boot. */
 static void record(struct fake_root *r, int status, const char *summary, const char *next_boot) {
         struct fill_record rec = {};
+        struct state s = {};
+        struct error e = {};
 
-        CHECK_EQ(metrics_fill_done(r->fd, &rec, status, summary, next_boot), 0);
-        fill_record_done(&rec);
+        CHECK_EQ(state_store_read(r->fd, &s, &e), 0);
+        metrics_record_into(r->fd, &s, &rec, status, summary, next_boot);
+        CHECK_EQ(rundir_replace(r->fd, STATE_FILE, format_state, &s), 0);
+        state_done(&s);
 }
 
 TEST(test_write) {
@@ -57,14 +68,14 @@ TEST(test_write) {
         (void) umask(old);
         CHECK(fstatat(r.fd, "run/hpfilld", &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0755);
-        CHECK(fstatat(r.fd, METRICS_RECORD_FILE, &st, 0) == 0);
+        CHECK(fstatat(r.fd, "run/hpfilld/" STATE_FILE, &st, 0) == 0);
         CHECK_EQ(st.st_mode & 07777, 0644);
-        /* the record alone: no temp file, nor the one it replaced, left */
+        /* the state alone: no temp file, nor the one it replaced, left */
         CHECK_EQ(fake_count_entries(&r, "run/hpfilld"), 1);
-        CHECK_EQ(read_full_file_at(r.fd, METRICS_RECORD_FILE, 1 << 16, &text, NULL), 0);
+        CHECK_EQ(read_full_file_at(r.fd, "run/hpfilld/" STATE_FILE, 1 << 16, &text, NULL), 0);
         /* the second record whole, its summary on one line, no next_boot line for none */
-        CHECK_STR_CONTAINS(text, "\nsummary 2M pool: 2/2 pages;\\012second line\nend\n");
-        CHECK(!strstr(text, "next_boot"));
+        CHECK_STR_CONTAINS(text, "\nlast-summary 2M pool: 2/2 pages;\\012second line\nend\n");
+        CHECK(!strstr(text, "last-next-boot"));
         CHECK_EQ(metrics_record_read(r.fd, &rec), 0);
         CHECK_EQ(rec.exit_status, 0);
         CHECK_EQ(rec.fills_total, 2);
@@ -74,8 +85,11 @@ TEST(test_write) {
 }
 
 TEST(test_status_records) {
-        static const char *const bad[] = { "", "\n", "fill 17", "fill 1 0 1 1\n", "fill 1 0 1 1\nsummary 2M pool",
-                                           "garbage\n", "fill 1 0 1 1\nend\ngarbage\n", "summary a\nend\n" };
+        static const char *const bad[] = { "", "\n", "hpfilld-state 1\nseq 0\nlast-fill 17\nend\n",
+                                           "hpfilld-state 1\nseq 0\nlast-fill 1 0 1 1\n",
+                                           "hpfilld-state 1\nseq 0\nlast-fill 1 0 1 1\nlast-summary 2M pool",
+                                           "garbage\n", "hpfilld-state 1\nseq 0\nlast-fill 1 0 1 1\nend\ngarbage\n",
+                                           "hpfilld-state 1\nseq 0\nlast-summary a\nend\n" };
         struct fake_root r;
         char *out;
 
@@ -88,18 +102,19 @@ TEST(test_status_records) {
         CHECK_STR_CONTAINS(out, "Last fill: none recorded");
         free(out);
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                fake_write(&r, METRICS_RECORD_FILE, bad[i]);
+                fake_write(&r, "run/hpfilld/" STATE_FILE, bad[i]);
                 out = run_status(&r, true);
                 CHECK_STR_CONTAINS(out, "\"last_fill\": null,");
                 CHECK(!strstr(out, "(null)"));
                 free(out);
                 out = run_status(&r, false);
                 /* the path really read: below --root */
-                CHECK_STR_CONTAINS(out, "Last fill: unreadable record (");
+                CHECK_STR_CONTAINS(out, "Last fill: unknown (");
                 CHECK_STR_CONTAINS(out, r.path);
-                CHECK_STR_CONTAINS(out, "/run/hpfilld/fill-record is empty or partial)");
+                CHECK_STR_CONTAINS(out, "/run/hpfilld/state cannot be read)");
                 free(out);
         }
+        CHECK(unlinkat(r.fd, "run/hpfilld/" STATE_FILE, 0) == 0);
         record(&r, 0, "2M pool: 2/2 pages; 1G pool: 1/1 pages", "");
         out = run_status(&r, true);
         CHECK_STR_CONTAINS(out, "\"last_fill\": {\"time\": ");

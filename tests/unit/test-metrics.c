@@ -8,6 +8,7 @@
 #include "service/metrics_out.h"
 #include "util/fileio.h"
 #include "settings/conf.h"
+#include "state/text.h"
 #include "test.h"
 
 #define MB (UINT64_C(1024) * 1024)
@@ -98,6 +99,35 @@ TEST(test_format) {
         fill_record_done(&r);
 }
 
+/* The record as the state's lines, in a state of its own, and back */
+static int fill_record_write(FILE *f, const struct fill_record *r) {
+        fputs("hpfilld-state 1\nseq 0\n", f);
+        fill_record_format(f, r);
+        fputs("end\n", f);
+        return ferror(f) ? -EIO : 0;
+}
+
+static int fill_record_parse(const char *text, struct fill_record *ret) {
+        struct state s = {};
+        struct error e = {};
+        int r = state_parse(text, &s, &e);
+
+        if (r >= 0) {
+                *ret = s.record;
+                s.record = (struct fill_record) {};
+        }
+        state_done(&s);
+        return r;
+}
+
+/* Lines of a record, in a state, refused */
+static int lines_parse(const char *lines, struct fill_record *ret) {
+        char text[4096];
+
+        (void) snprintf(text, sizeof(text), "hpfilld-state 1\nseq 0\n%send\n", lines);
+        return fill_record_parse(text, ret);
+}
+
 TEST(test_format_no_fill) {
         struct metrics_pool pools[] = { { .page_size = 2 * MB, .node = 0, .total = 1 } };
         struct metrics_size sizes[] = { { .page_size = 2 * MB } };
@@ -129,21 +159,15 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.sizes[0].rounds, 2);
         CHECK_EQ(back.sizes[0].rounds_total, 7);
         CHECK_EQ(back.sizes[0].met, 0);
-        CHECK_EQ(back.n_targets, 2);
-        CHECK_EQ(back.targets[1].node, 1);
-        CHECK_EQ(back.targets[1].target, 300);
+        /* the targets and claims are the state's own, not the record's */
+        CHECK_EQ(back.n_targets, 0);
         CHECK_EQ(back.n_reserves, 2);
         CHECK(strcmp(back.reserves[0].name, "vm\"1") == 0);
         CHECK(strcmp(back.reserves[0].path, "/dev/hugepages/hpfilld/vm\"1") == 0);
         CHECK_EQ(back.reserves[0].state, MR_SHORT);
         CHECK(strcmp(back.reserves[0].nodes, "0,1") == 0);
         CHECK(strcmp(back.reserves[1].nodes, "") == 0);
-        CHECK_EQ(back.n_claims, 1);
-        CHECK(strcmp(back.claims[0].name, "vm2") == 0);
-        CHECK_EQ(back.claims[0].page_size, 2 * MB);
-        CHECK_EQ(back.claims[0].node, 1);
-        CHECK_EQ(back.claims[0].pages, 32);
-        CHECK(strcmp(back.claims[0].file, "/run/hpfilld.conf.d/50-claim vm2.conf") == 0);
+        CHECK_EQ(back.n_claims, 0);
         /* the texts on one line each, a newline in one as \\012 */
         CHECK(strcmp(back.summary, "2M pool: 100/812 pages; reservation vm\"1:\\012short") == 0);
         CHECK(strcmp(back.next_boot, "hugepagesz=2M hugepages=1:300") == 0);
@@ -154,34 +178,34 @@ TEST(test_record_roundtrip) {
 
 TEST(test_record_bad) {
         static const char *const bad[] = {
-                "",
-                "size 2097152 1 0 0 1\nend\n", /* no fill line */
-                "fill 1 0 1 1\nsize 2097152 1 0 0 2\nend\n",
-                "fill 1 0 1 1\ntarget 2097152 0\nend\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 9 /x\nend\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 - relative\nend\n",
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 /x\nend\n", /* no nodes */
-                "fill 1 0 1 1\nreserve vm 2097152 1 1 0 0;1 /x\nend\n",
-                "fill 1 0 1 1 extra\nend\n",
-                "fill 1 0 1 1\nwhat\nend\n",
-                "fill 1 0 1 1\n", /* cut short: no end line */
-                "fill 1 0 1 1\nsummary ok\n",
-                "fill 1 0 1 1\nend\nsize 2097152 1 0 0 1\n", /* past the end */
-                "fill 1 0 1 1\nsummary\nend\n",
-                "fill 1 0 1 1\nsummary a\033[2Jb\nend\n", /* a terminal's escape: not ours */
-                "fill 1 0 1 1\nnext_boot a\rb\nend\n",
-                "fill -5 0 1 1\nend\n",
-                "fill 1 256 1 1\nend\n",
-                "fill 1 -1 1 1\nend\n",
+                "last-size 2097152 1 0 0 1\n", /* no fill line */
+                "last-fill 1 0 1 1\nlast-size 2097152 1 0 0 2\n",
+                "last-fill 1 0 1 1\nlast-target 2097152 0 1\n",
+                "last-fill 1 0 1 1\nlast-reserve vm 2097152 1 1 9 /x\n",
+                "last-fill 1 0 1 1\nlast-reserve vm 2097152 1 1 0 - relative\n",
+                "last-fill 1 0 1 1\nlast-reserve vm 2097152 1 1 0 /x\n", /* no nodes */
+                "last-fill 1 0 1 1\nlast-reserve vm 2097152 1 1 0 0;1 /x\n",
+                "last-fill 1 0 1 1 extra\n",
+                "last-fill 1 0 1 1\nlast-what\n",
+                "last-fill 1 0 1 1\nlast-summary\n",
+                "last-fill 1 0 1 1\nlast-summary a\033[2Jb\n", /* a terminal's escape: not ours */
+                "last-fill 1 0 1 1\nlast-next-boot a\rb\n",
+                "last-fill -5 0 1 1\n",
+                "last-fill 1 256 1 1\n",
+                "last-fill 1 -1 1 1\n",
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct fill_record r = {};
 
-                if (fill_record_parse(bad[i], &r) != -EBADMSG) {
+                if (lines_parse(bad[i], &r) != -EBADMSG) {
                         fprintf(stderr, "accepted: '%s'\n", bad[i]);
                         exit(1);
                 }
         }
+        /* after the end, or without it: the state's own refusals */
+        struct fill_record r = {};
+        CHECK_EQ(fill_record_parse("hpfilld-state 1\nseq 0\nlast-fill 1 0 1 1\n", &r), -EBADMSG);
+        CHECK_EQ(fill_record_parse("hpfilld-state 1\nseq 0\nend\nlast-fill 1 0 1 1\n", &r), -EBADMSG);
 }
 
 /* Whatever the texts hold, the record written parses, cut to what the reader takes; a longer
@@ -204,9 +228,9 @@ TEST(test_record_long_texts) {
         longer = calloc(1, len + 2);
         CHECK(longer);
         memcpy(longer, text, len);
-        line = strstr(longer, "next_boot x");
+        line = strstr(longer, "last-next-boot x");
         CHECK(line);
-        memmove(line + 11, line + 10, strlen(line + 10) + 1);
+        memmove(line + 16, line + 15, strlen(line + 15) + 1);
         CHECK_EQ(fill_record_parse(longer, &back), -EBADMSG);
         fill_record_done(&back);
         free(longer);
@@ -313,11 +337,11 @@ TEST(test_record_refuses_controls) {
         CHECK_EQ(fill_record_add_reserve(&r, "vm", 2 << 20, 1, 1, MR_READY, "", "/dev/hugepages/hpfilld/vm\xc2\x9b"),
                  -EINVAL);
         CHECK_EQ(r.n_reserves, 0);
-        CHECK_EQ(fill_record_parse("fill 1 0 0 1\nreserve vm\x1b]0; 2097152 1 1 0 - /dev/hugepages/hpfilld/vm\nend\n", &back),
+        CHECK_EQ(lines_parse("last-fill 1 0 0 1\nlast-reserve vm\x1b]0; 2097152 1 1 0 - /dev/hugepages/hpfilld/vm\n", &back),
                  -EBADMSG);
-        CHECK_EQ(fill_record_parse("fill 1 0 0 1\nreserve vm 2097152 1 1 0 - /dev/hugepages/hpfilld/\x9bvm\nend\n", &back),
+        CHECK_EQ(lines_parse("last-fill 1 0 0 1\nlast-reserve vm 2097152 1 1 0 - /dev/hugepages/hpfilld/\x9bvm\n", &back),
                  -EBADMSG);
-        CHECK_EQ(fill_record_parse("fill 1 0 0 1\nreserve vm 2097152 1 1 0 - /dev/hugepages/hpfilld/vm\nend\n", &back), 0);
+        CHECK_EQ(lines_parse("last-fill 1 0 0 1\nlast-reserve vm 2097152 1 1 0 - /dev/hugepages/hpfilld/vm\n", &back), 0);
         CHECK_EQ(back.n_reserves, 1);
         fill_record_done(&back);
         fill_record_done(&r);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: the record of the last fill as `hpfilld status` and `status --json` read it
- * (the input is the record), output thrown away. */
+/* Fuzz target: the state (RUNDIR/state) as `hpfilld status` and `status --json` read it (the
+ * input is the state file: owners, pools, intents, settings, reservations, the last fill's
+ * record), output thrown away. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "service/metrics_out.h"
+#include "state/rundir.h"
+#include "state/store.h"
 #include "service/status.h"
 #include "fuzz.h"
 #include "fuzz-tree.h"
@@ -23,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         return 0;
         }
         (void) snprintf(root, sizeof(root), "%s", fuzz_tree_path());
-        fuzz_put(METRICS_RECORD_FILE, data, size);
+        fuzz_put(RUNDIR "/" STATE_FILE, data, size);
         (void) status_main(3, text);
         (void) status_main(4, json);
         (void) fflush(stdout);
