@@ -3,8 +3,9 @@
 """The daemon's sockets, on a fake tree under --root: no uevent socket (memory coming online
 on this host says nothing of the tree: a hotplug on the host, or a root test's synthetic
 "online", would refill it behind the test's back); the control socket root's, mode 0600; a
-client that connects and says nothing holds up neither a claim nor SIGTERM, and a request too
-long or with a NUL in it is refused as unknown.
+client that connects and says nothing holds up neither a reload nor SIGTERM; the socket takes
+"apply" alone (claims do not go through the daemon): a request too long, with a NUL in it, or
+another, is refused as unknown.
 Waits on the daemon's own messages and on the commands' exits, never on the clock."""
 import os
 import select
@@ -14,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import LIMIT, fail, run, start, stop, write  # noqa: E402
+from daemonlib import LIMIT, fail, nr, run, start, stop, write  # noqa: E402
 
 NETLINK_KOBJECT_UEVENT = 15
 
@@ -51,20 +52,22 @@ def test(hpfilld, work, root, notify):
     if not stat.S_ISSOCK(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o600 or st.st_uid != os.geteuid():
         fail("the control socket: mode %o, owner %d" % (st.st_mode, st.st_uid))
 
-    # a client that connects and says nothing: a claim is served all the same, and the silent
-    # one is still open when it returns (not closed after a wait for its request)
+    # a client that connects and says nothing: a reload is served all the same (its fill done:
+    # the new configuration's pages there), and the silent one is still open when it returns
+    # (not closed after a wait for its request)
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     silent.connect(path)
-    p = subprocess.run([hpfilld, "claim", "vm1", "--pool", "2M:node0=2", "--root", root, "-v"],
-                       capture_output=True, text=True, timeout=LIMIT)
-    if p.returncode != 0 or "through the daemon" not in p.stderr:
-        fail("claim vm1 beside a silent client: exit %d: %s" % (p.returncode, p.stderr))
+    write(root + "/etc/hpfilld.conf", "[Pool]\nPageSize=2M\nAmount=node0=6\n")
+    p = subprocess.run([hpfilld, "reload", "--root", root], capture_output=True, text=True, timeout=LIMIT)
+    if p.returncode != 0 or nr(root) != 6:
+        fail("reload beside a silent client: exit %d, %d pages: %s" % (p.returncode, nr(root), p.stderr))
     notify.until("READY=1")
     if not still_open(silent):
         fail("the daemon closed a client that said nothing yet (it waited for it)")
 
-    # too long (its head "apply" would be a request of its own), and a NUL in one
-    for req in (b"apply" + b"\0" * 200, b"apply\0x", b"apply " + b"v" * 300):
+    # too long (its head "apply" would be a request of its own), a NUL in one, and requests of
+    # claims (there are none: claims do not go through the daemon)
+    for req in (b"apply" + b"\0" * 200, b"apply\0x", b"apply " + b"v" * 300, b"claim vm1", b"unclaim vm1"):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         c.connect(path)
         c.settimeout(LIMIT)

@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 LIMIT = 30  # seconds: a hang fails the test instead of blocking the suite
+POOL = "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
 
 
 def fail(msg):
@@ -121,3 +122,88 @@ def run(test, hpfilld, prefix, sizes_kb=(2048,)):
     finally:
         finish(notify.daemon, notify, work)
     print("PASS")
+
+
+def need_fake_kernel():
+    """Skips the test (exit 77, saying why) where the fake kernel is not preloaded."""
+    if "fake-kernel" not in os.environ.get("LD_PRELOAD", ""):
+        print("SKIP: not run under the fake kernel (LD_PRELOAD of tests/fakekernel, as meson test does)")
+        sys.exit(77)
+
+
+def need_hooked():
+    """The binary with the test hooks (tests/hooks/hooks.h), or a skip (exit 77) saying why."""
+    hooked = os.environ.get("HPFILLD_HOOKED")
+    if not hooked:
+        print("SKIP: needs HPFILLD_HOOKED, the binary with the test hooks")
+        sys.exit(77)
+    return hooked
+
+
+def fake_pools(root):
+    """The fake kernel keeps the counters of @root's pools as the kernel does (its file
+    fake-pools): a smaller nr_hugepages written frees free pages, free_hugepages follows."""
+    need_fake_kernel()
+    write(root + "/fake-pools", "")
+
+
+def nr(root):
+    """The 2M pool of node0 of @root: its nr_hugepages."""
+    with open(root + POOL + "nr_hugepages") as f:
+        return int(f.read())
+
+
+def set_nr(root, n):
+    """The admin's echo N > nr_hugepages of @root's 2M pool of node0 (through the fake kernel,
+    which reads the counts there: not truncated first, as open(..., "w") would)."""
+    fd = os.open(root + POOL + "nr_hugepages", os.O_WRONLY)
+    try:
+        os.write(fd, b"%d\n" % n)
+    finally:
+        os.close(fd)
+
+
+def state(root):
+    """The text of @root's run/hpfilld/state ("" where there is none)."""
+    try:
+        with open(root + "/run/hpfilld/state") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def shares(root):
+    """What each owner has of the 2M pool of node0, from the state: {owner: (held, want)}."""
+    for line in state(root).split("\n"):
+        w = line.split(" ")
+        if w[:3] == ["pool", "2097152", "0"]:
+            return {o: tuple(int(x) for x in hw.split("/")) for o, hw in (s.split("=") for s in w[4:])}
+    return {}
+
+
+def hpfilld(argv0, root, *args, **env):
+    """hpfilld @args --root @root, @env added to its environment: (exit status, stdout + stderr)."""
+    p = subprocess.run([argv0, *args, "--root", root], capture_output=True, text=True, timeout=LIMIT,
+                       env=dict(os.environ, **env))
+    return p.returncode, p.stdout + p.stderr
+
+
+class Rendezvous:
+    """The FIFO of a test hook's rendezvous (tests/hooks/hooks.c): the hooked process writes
+    "paused" and waits until the test writes to it in turn."""
+
+    def __init__(self, path):
+        self.path = path
+        os.mkfifo(path)
+
+    def paused(self, what):
+        """Waits (at most LIMIT s) for the hooked process to say it is paused."""
+        p = subprocess.run(["sh", "-c", 'read -r l <"$1" && echo "$l"', "sh", self.path], capture_output=True,
+                           text=True, timeout=LIMIT)
+        if p.stdout.strip() != "paused":
+            fail("%s: no rendezvous on %s: %r" % (what, self.path, p.stdout))
+
+    def go(self):
+        """On with the paused process (it reads the FIFO until its writer closes it; at most
+        LIMIT s for it to open it)."""
+        subprocess.run(["sh", "-c", 'echo go >"$1"', "sh", self.path], check=True, timeout=LIMIT)

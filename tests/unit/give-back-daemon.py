@@ -1,135 +1,95 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""hpfilld give-back refuses while the daemon runs (it holds run/hpfilld/daemon.lock for its
-life), changing nothing, and gives back once it has stopped, keeping the claims of the --config
-FILE that daemon ran with. On a fake tree under --root;
-waits on the daemon's own messages (with a time limit against hangs)."""
-import fcntl
+"""hpfilld give-back beside the daemon, on a fake tree under --root whose fake kernel keeps the
+pools' counters: while the daemon runs (the state records it) give-back refuses, exit 1, and
+changes nothing (the state file and the pools as they were); once it has stopped it gives back
+the pages of every owner but the claims (the configuration's, a one-off run's), never the
+admin's. A daemon started with --config FILE leaves nothing behind that changes which claims
+give-back keeps: the state's claims, never FILE's [Claim]s, whether FILE is still there or not.
+give-back --config is accepted and ignored. Waits on the daemon's own messages and the
+commands' exits."""
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import LIMIT, fail, run, start, stop, write  # noqa: E402
+from daemonlib import POOL, fail, fake_pools, hpfilld, nr, run, set_nr, shares, start, state, stop, write  # noqa: E402
 
 
-def give_back(hpfilld, root):
-    return subprocess.run([hpfilld, "give-back", "--root", root], capture_output=True, text=True, timeout=LIMIT)
+def test(hpfilld_bin, work, root, notify):
+    fake_pools(root)
+    write(root + "/etc/hpfilld.conf", "[Pool]\nPageSize=2M\nAmount=node0=12\n")
 
+    def cmd(*args):
+        return hpfilld(hpfilld_bin, root, *args)
 
-def test(hpfilld, work, root, notify):
-    pool = root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
-    # a one-off's pages, all free (the fake kernel leaves free_hugepages as written)
-    subprocess.run([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], check=True, stdout=subprocess.DEVNULL)
-    write(pool + "free_hugepages", "8\n")
-    d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=8"])
-    notify.until("READY=1")
-    g = give_back(hpfilld, root)
-    if g.returncode != 1 or "The hpfilld daemon runs" not in g.stderr or "stop it first" not in g.stderr:
-        fail("give-back beside the daemon: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
-    with open(pool + "nr_hugepages") as f:
-        if f.read().strip() != "8":
-            fail("give-back beside the daemon changed the pool")
-    stop(d, notify)
-    g = give_back(hpfilld, root)
-    if g.returncode != 0 or "2M pool of node0: 8 pages given back (8 -> 0)" not in g.stdout:
-        fail("give-back after the daemon: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
-    # a daemon that starts while a give-back holds the mark (exclusive, as its probe found no
-    # daemon) waits for it, then holds the mark: a later give-back sees it
-    with open(root + "/run/hpfilld/daemon.lock", "rb") as mark:
-        fcntl.flock(mark, fcntl.LOCK_EX)
-        d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=8"])
-        notify.until("STATUS=Waiting for hpfilld give-back to end")
-    notify.until("READY=1")
-    g = give_back(hpfilld, root)
-    if g.returncode != 1 or "The hpfilld daemon runs" not in g.stderr:
-        fail("give-back beside a daemon that started during a give-back: exit %d, %s%s" % (g.returncode, g.stdout,
-                                                                                           g.stderr))
-    stop(d, notify)
-    g = give_back(hpfilld, root)
-    # a one-off's pages taken (an admin's echo 0), the daemon's fill then puts 8 back, an admin
-    # adds 8: the one-off's ledger, seen at the daemon's fill, counts none; 8 given back, not 16
-    def set_pool(n):
-        for f in (pool + "nr_hugepages", pool + "free_hugepages",
-                  root + "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"):
-            write(f, "%d\n" % n)
-    subprocess.run([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], check=True, stdout=subprocess.DEVNULL)
-    set_pool(0)
-    d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=8"])
-    notify.until("READY=1")
-    stop(d, notify)
-    set_pool(16)
-    g = give_back(hpfilld, root)
-    if g.returncode != 0 or "2M pool of node0: 8 pages given back (16 -> 8)" not in g.stdout:
-        fail("give-back after a one-off's pages were taken and the daemon filled: exit %d, %s%s" % (
-            g.returncode, g.stdout, g.stderr))
-    # a one-off that waits for the host lock reads the one-offs' ledger once it holds it: here
-    # another fill (as the daemon's, from 0 to 8) counted in it meanwhile; a copy read before
-    # would count its 8 pages again
-    set_pool(0)
-    for f in ("ledger", "ledger-once"):
-        if os.path.exists(root + "/run/hpfilld/" + f):
-            os.unlink(root + "/run/hpfilld/" + f)
-    subprocess.run([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], check=True, stdout=subprocess.DEVNULL)
-    set_pool(0)
-    with open(root + "/run/hpfilld/host.lock", "rb") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        p = subprocess.Popen([hpfilld, "--root", root, "--once", "--pool", "2M:node0=8"], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        for line in p.stderr:
-            if "Another fill is running" in line:
-                break
-        else:
-            fail("the one-off did not wait for the host lock")
-        set_pool(8)
-        write(root + "/run/hpfilld/ledger-once", "2097152 0 0 8\n")
-    p.communicate(timeout=LIMIT)
-    with open(root + "/run/hpfilld/ledger-once") as f:
-        once = f.read()
-    if once != "":
-        fail("the one-off's ledger, after another fill counted in it while the one-off waited: %r" % once)
+    def tree():
+        """What give-back may change: the state, the pool's counters"""
+        files = [root + "/run/hpfilld/state"] + [root + POOL + f for f in ("nr_hugepages", "free_hugepages",
+                                                                            "surplus_hugepages")]
+        return {f: open(f).read() for f in files}
 
-    # a daemon started with --config FILE records it (run/hpfilld/daemon-config): give-back, once
-    # that daemon has stopped, keeps FILE's claims, not the default files' (here none)
-    set_pool(0)
-    for f in ("ledger", "ledger-once"):
-        if os.path.exists(root + "/run/hpfilld/" + f):
-            os.unlink(root + "/run/hpfilld/" + f)
-    conf, record = work + "/other.conf", root + "/run/hpfilld/daemon-config"
-    write(conf, "[Pool]\nPageSize=2M\nAmount=node0=4\n[Claim]\nName=vm1\nPageSize=2M\nAmount=4\n")
-    d = start(notify, [hpfilld, "--root", root, "--config", conf])
+    def gives_back(what, args, given, before, after, kept):
+        rc, out = cmd("give-back", *args)
+        if (rc != 0 or "2M pool of node0: %d pages given back (%d -> %d)" % (given, before, after) not in out
+                or "1 claim kept (hpfilld unclaim NAME gives one back): %s\n" % kept not in out):
+            fail("%s: exit %d, expected 0, %d pages given back (%d -> %d), claim %s kept: %s" % (
+                what, rc, given, before, after, kept, out))
+        if nr(root) != after:
+            fail("%s: %d pages left, expected %d" % (what, nr(root), after))
+        return out
+
+    # a one-off run's 8, the daemon's 4 over them (its 12 count them), the admin's 2, claim vmc's
+    # 4 on top (its fill sees the admin's: the state is up to date)
+    rc, out = cmd("--once", "--pool", "2M:node0=8")
+    if rc != 0 or nr(root) != 8:
+        fail("--once --pool 2M:node0=8: exit %d, %d pages: %s" % (rc, nr(root), out))
+    d = start(notify, [hpfilld_bin, "--root", root])
     notify.until("READY=1")
+    set_nr(root, 14)
+    rc, out = cmd("claim", "vmc", "--pool", "2M:4")
+    if rc != 0:
+        fail("claim vmc: exit %d: %s" % (rc, out))
+    if shares(root) != {"once": (8, 8), "config": (4, 12), "claim:vmc": (4, 4)} or nr(root) != 18:
+        fail("before give-back: %d pages, state:\n%s" % (nr(root), state(root)))
+
+    # the daemon runs: refused, nothing changed
+    before = tree()
+    rc, out = cmd("give-back")
+    if rc != 1 or "The hpfilld daemon runs (pid %d): stop it first" % d.pid not in out:
+        fail("give-back beside the daemon: exit %d, expected 1: %s" % (rc, out))
+    if tree() != before:
+        fail("give-back beside the daemon changed %s" % [f for f, t in tree().items() if before[f] != t])
+
+    # stopped (ReleaseOnStop=no): the one-off's 8 and the configuration's 4 given back, not
+    # vmc's nor the admin's; the wants of both dropped
     stop(d, notify)
-    with open(record) as f:
-        if f.read() != conf + "\n":
-            fail("the daemon's record of --config %s: %r" % (conf, open(record).read()))
-    set_pool(8)
-    g = give_back(hpfilld, root)
-    if (g.returncode != 0 or "The claims of %s, the configuration the daemon of this boot last ran with" % conf not in g.stderr
-            or "2M pool of node0: 4 pages given back (8 -> 4); 4 kept for the claims" not in g.stdout
-            or "1 claim kept (hpfilld unclaim NAME gives one back): vm1" not in g.stdout):
-        fail("give-back after a daemon with --config: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
-    # that file gone: its claims not known, nothing given back (exit 2); --config names another
-    set_pool(4)
-    os.rename(conf, conf + ".gone")
-    g = give_back(hpfilld, root)
-    if (g.returncode != 2 or "the claims of %s cannot be told: nothing given back, nothing changed" % conf not in g.stderr
-            or "the --config the daemon last ran with: give-back --config FILE names the file to read" not in g.stderr):
-        fail("give-back with the daemon's --config gone: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
-    with open(pool + "nr_hugepages") as f:
-        if f.read().strip() != "4":
-            fail("give-back with the daemon's --config gone changed the pool")
-    write(work + "/none.conf", "")
-    g = subprocess.run([hpfilld, "give-back", "--root", root, "--config", work + "/none.conf"], capture_output=True,
-                       text=True, timeout=LIMIT)
-    if g.returncode != 0 or "2M pool of node0: 4 pages given back (4 -> 0)" not in g.stdout or "claim" in g.stdout:
-        fail("give-back --config: exit %d, %s%s" % (g.returncode, g.stdout, g.stderr))
-    # a daemon of the default files removes the record
-    d = start(notify, [hpfilld, "--root", root, "--pool", "2M:node0=4"])
-    notify.until("READY=1")
-    stop(d, notify)
-    if os.path.exists(record):
-        fail("a daemon without --config left the record of an earlier one's: %r" % open(record).read())
+    gives_back("give-back after the daemon stopped", (), 12, 18, 6, "vmc")
+    if any(o in shares(root) and shares(root)[o] != (0, 0) for o in ("once", "config")):
+        fail("give-back left the one-off's or the configuration's pages or wants:\n%s" % state(root))
+
+    # a daemon of --config FILE, whose [Claim] vm1 is the configuration's: its 8 given back once it
+    # has stopped, only vmc kept, with FILE there and with FILE gone
+    other = work + "/other.conf"
+    for gone in (False, True):
+        write(other, "[Pool]\nPageSize=2M\nAmount=node0=4\n[Claim]\nName=vm1\nPageSize=2M\nAmount=node0=4\n")
+        set_nr(root, 6)
+        d = start(notify, [hpfilld_bin, "--root", root, "--config", other])
+        notify.until("READY=1")
+        if nr(root) != 12:
+            fail("the daemon of --config: %d pages, expected vmc's 4, the admin's 2, FILE's 6 more" % nr(root))
+        stop(d, notify)
+        if gone:
+            os.unlink(other)
+        gives_back("give-back after a daemon of --config (%s)" % ("gone" if gone else "there"), (), 6, 12, 6, "vmc")
+
+    # --config: a notice, and the same give-back (the state's claims, not FILE's)
+    write(other, "[Claim]\nName=vmo\nPageSize=2M\nAmount=node0=10\n")
+    rc, out = cmd("--once", "--pool", "2M:node0=10")
+    if rc != 0 or nr(root) != 14:
+        fail("--once --pool 2M:node0=10: exit %d, %d pages: %s" % (rc, nr(root), out))
+    out = gives_back("give-back --config", ("--config", other), 8, 14, 6, "vmc")
+    if "give-back --config: not needed any more (the claims are in the state), ignored" not in out:
+        fail("give-back --config: no notice that it is ignored: %s" % out)
 
 
 if __name__ == "__main__":
