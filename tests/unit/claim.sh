@@ -1,5 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# shellcheck disable=SC3043
+# (local: dash and bash both have it)
 # hpfilld claim and unclaim without a daemon, on a fake machine under --root whose fake kernel
 # keeps the pools as the kernel does (fake-pools): a claim is an owner in run/hpfilld/state (no
 # file of its own), its pages on top of whatever the pool holds (others' free pages never count
@@ -46,7 +48,7 @@ unchanged() {
 # the files of run/hpfilld: the state, the lock and the last fill's record, no other
 files() {
         local extra
-        extra=$(ls -A "$m/run/hpfilld" | grep -vx -e state -e host.lock -e fill-record || true)
+        extra=$(rundir_extra "$m" state host.lock fill-record)
         [ -z "$extra" ] || bad "$1: files in run/hpfilld: $extra"
         [ ! -e "$m/run/hpfilld.conf.d" ] || bad "$1: a drop-in written: $(ls -A "$m/run/hpfilld.conf.d")"
 }
@@ -126,7 +128,8 @@ shares config 4/10 10/10
 owner claim:vm2 "active 2M:4"
 
 # the admin takes 13 of node1's 28: taken from the configuration's 10 first, then from the
-# claims, the newest first (vm2's 2, then 1 of vm1's), once, by whichever command comes next
+# claims, the newest first (vm2's 2, then 1 of vm1's), once, by the next command that takes
+# the host lock (status only reads: it charges nobody)
 fake_write "$(pool 1)/nr_hugepages" 15
 run 0 status
 shares config 4/10 10/10

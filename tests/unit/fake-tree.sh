@@ -136,6 +136,19 @@ state_owner() {
                 "$1/run/hpfilld/state"
 }
 
+# rundir_extra DIR NAME...: the files of DIR/run/hpfilld but NAME..., one a line
+rundir_extra() {
+        local dir="$1/run/hpfilld" f k keep
+        shift
+        for f in "$dir"/* "$dir"/.*; do
+                [ -e "$f" ] || continue
+                f=${f##*/}
+                keep=
+                for k in . .. "$@"; do [ "$f" = "$k" ] && keep=1; done
+                [ -n "$keep" ] || echo "$f"
+        done
+}
+
 # fake_mount DIR WHERE PAGESIZE: a hugetlbfs mount of PAGESIZE (2M, 1024M) at WHERE in DIR's
 # mount table, its directory made
 fake_mount() {

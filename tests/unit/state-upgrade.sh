@@ -1,5 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# shellcheck disable=SC3043
+# (local: dash and bash both have it)
 # The files the previous hpfilld kept, converted into run/hpfilld/state by the first command
 # that takes the host lock (src/state/legacy.c): its ledgers (run/hpfilld/ledger, ledger-once,
 # claim.NAME) become the pages of the owners config, once and claim:NAME, a pending unclaim
@@ -80,7 +82,7 @@ grep -qx "boot $boot" "$r/state" || bad "the state names no boot: $(cat "$r/stat
 for f in $old_files; do
         [ ! -e "$r/$f" ] || bad "run/hpfilld/$f not removed"
 done
-[ "$(ls -A "$r" | grep -vx -e state -e host.lock -e fill-record)" = "" ] || bad "run/hpfilld holds $(ls -A "$r")"
+[ -z "$(rundir_extra "$m" state host.lock fill-record)" ] || bad "run/hpfilld holds $(ls -A "$r")"
 [ ! -e "$d/50-claim-vm1.conf" ] || bad "the old claim's drop-in not removed"
 cmp -s "$d/50-claim-vm9.conf" "$work/vm9.conf" || bad "the administrator's drop-in changed or removed"
 said "Converted (and removed) $r/ledger"
