@@ -1,9 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# hpfilld claim and unclaim without a daemon, on fake machines under --root: the drop-in each
-# writes, the pools' targets with the claims summed per node, what unclaim gives back (free
-# pages only, never another claim's or the [Pool]'s), exit 3 when short, exit 2 (nothing
-# changed) on a bad claim. tests/unit/claim-daemon.py is the same through the daemon.
+# shellcheck disable=SC3043
+# (local: dash and bash both have it)
+# hpfilld claim and unclaim without a daemon, on a fake machine under --root whose fake kernel
+# keeps the pools as the kernel does (fake-pools): a claim is an owner in run/hpfilld/state (no
+# file of its own), its pages on top of whatever the pool holds (others' free pages never count
+# for it); status shows it in every format, and the metrics file; a claim made smaller gives
+# back its excess; unclaim gives back its free pages, and the next command those in use once
+# they are free; pages that leave the pool are taken from the configuration's before a claim's,
+# the newest claim's first; exit 3 when short (the claim stays), exit 2 on a bad claim with
+# nothing changed (the state and the pools byte for byte); a claim's name is only a name.
+# tests/unit/claim-daemon.py is the same beside the daemon.
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
@@ -16,50 +23,81 @@ nr() { cat "$(pool "$1")/nr_hugepages"; }
 pools() {
         [ "$(nr 0) $(nr 1)" = "$1 $2" ] || bad "pools $(nr 0) $(nr 1), expected $1 $2 ($(cat "$work/out" "$work/err"))"
 }
-# free N0 N1: the pages free on each node (the fake kernel leaves free_hugepages as written)
-free() {
-        echo "$1" >"$(pool 0)/free_hugepages"
-        echo "$2" >"$(pool 1)/free_hugepages"
+# shares OWNER S0 S1: OWNER holds and wants S0 of node0's 2M pool and S1 of node1's (HELD/WANT, "-": nothing)
+shares() {
+        local got
+        got="$(state_share "$m" "$1" 2048 0) $(state_share "$m" "$1" 2048 1)"
+        [ "$got" = "$2 $3" ] || bad "$1: $got in the state, expected $2 $3: $(cat "$m/run/hpfilld/state")"
 }
-d=$m/run/hpfilld.conf.d
+# owner NAME WANT: the state's word on owner NAME (state_owner)
+owner() {
+        [ "$(state_owner "$m" "$1")" = "$2" ] || bad "owner $1: '$(state_owner "$m" "$1")', expected '$2'"
+}
+has() { grep -qx -- "$2" "$work/$1" || bad "no line '$2' in $1: $(cat "$work/$1")"; }
+# snapshot, then unchanged WHAT: run/hpfilld (but the lock's holder line), the metrics file and
+# every pool counter, byte for byte, as they were
+everything() {
+        (cd "$m" && grep -r '' run sys/devices/system/node sys/kernel/mm/hugepages | grep -v '^run/hpfilld/host.lock:' | sort)
+        cat "$work/metrics.prom"
+}
+snapshot() { everything >"$work/before"; }
+unchanged() {
+        everything | cmp -s - "$work/before" ||
+                bad "$1 changed something: $(everything | diff "$work/before" - | head -n 20)"
+}
+# the files of run/hpfilld: the state, the lock and the last fill's record, no other
+files() {
+        local extra
+        extra=$(rundir_extra "$m" state host.lock fill-record)
+        [ -z "$extra" ] || bad "$1: files in run/hpfilld: $extra"
+        [ ! -e "$m/run/hpfilld.conf.d" ] || bad "$1: a drop-in written: $(ls -A "$m/run/hpfilld.conf.d")"
+}
 
 fake_machine "$m" 2 4096 2048
+fake_pools "$m"
 mkdir -p "$m/etc"
 printf '[Fill]\nMetricsFile=%s\n[Pool]\nPageSize=2M\nAmount=node0=10,node1=10\n' "$work/metrics.prom" >"$m/etc/hpfilld.conf"
+# the administrator's 6 pages on node0 (an echo): nobody's in the state
+fake_write "$(pool 0)/nr_hugepages" 6
+pools 6 0
 
-# a claim per node and one spread: each adds to the [Pool]'s target of its nodes
+# a claim per node: its pages on top of the pool (the admin's 6 free pages are not the
+# claim's); a claim does not fill the configuration's [Pool]
 run 0 claim vm1 --pool 2M:node0=64M,node1=32M
-pools 42 26
-[ -f "$d/50-claim-vm1.conf" ] || bad "no $d/50-claim-vm1.conf"
-[ "$(stat -c %a "$d" "$d/50-claim-vm1.conf" | tr '\n' ' ')" = "755 644 " ] ||
-        bad "modes $(stat -c %a "$d" "$d/50-claim-vm1.conf")"
-grep -qx 'Amount=node0=64M,node1=32M' "$d/50-claim-vm1.conf" || bad "the file: $(cat "$d/50-claim-vm1.conf")"
-ls -A "$d" | grep -q tmp && bad "a temp file left in $d: $(ls -A "$d")"
+pools 38 16
+shares claim:vm1 32/32 16/16
+shares config - -
+owner claim:vm1 "active 2M:node0=64M,node1=32M"
+files "claim vm1"
+# one spread over the nodes
 run 0 claim vm2 --pool 2M:10
-pools 47 31
-# status, in every format, lists the claims of the last fill's plan: name, size, pages per
-# node, the file; the metrics file (MetricsFile=) as well
+pools 43 21
+shares claim:vm2 5/5 5/5
+shares claim:vm1 32/32 16/16
+# status, in every format, lists the claims: name, size, pages per node; a pool's target is
+# the claims' (the configuration has asked for nothing yet); the metrics file (MetricsFile=)
 run 0 status
-grep -Eq "^vm1 +2M +node0 +32 +0\.06 $m/run/hpfilld.conf.d/50-claim-vm1.conf\$" "$work/out" || bad "status: $(cat "$work/out")"
+grep -Eq "^vm1 +2M +node0 +32 +0\.06 +hpfilld claim\$" "$work/out" || bad "status: $(cat "$work/out")"
 grep -Eq "^vm2 +2M +node1 +5 " "$work/out" || bad "status: $(cat "$work/out")"
+grep -Eq "^2M +node0 +37 +43 " "$work/out" || bad "status's target of node0: $(cat "$work/out")"
 run 0 status --json
-python3 - "$work/out" "$m" <<'PY' || bad "status --json: $(cat "$work/out")"
+python3 - "$work/out" <<'PY' || bad "status --json: $(cat "$work/out")"
 import json, sys
-c = json.load(open(sys.argv[1]))["claims"]
-got = sorted((x["name"], x["page_size"], x["node"], x["pages"]) for x in c)
+s = json.load(open(sys.argv[1]))
+got = sorted((x["name"], x["page_size"], x["node"], x["pages"]) for x in s["claims"])
 assert got == [("vm1", 2 << 20, 0, 32), ("vm1", 2 << 20, 1, 16), ("vm2", 2 << 20, 0, 5), ("vm2", 2 << 20, 1, 5)], got
-assert c[0]["file"] == sys.argv[2] + "/run/hpfilld.conf.d/50-claim-vm1.conf", c[0]
+assert [n["target"] for n in s["pools"][0]["nodes"]] == [37, 21], s["pools"]
 PY
 run 0 status --format=prometheus
-grep -qxF "hpfilld_claim_pages{claim=\"vm1\",size=\"2M\",node=\"1\",file=\"$m/run/hpfilld.conf.d/50-claim-vm1.conf\"} 16" \
-        "$work/out" || bad "prometheus: $(grep claim "$work/out")"
+has out 'hpfilld_claim_pages{claim="vm1",size="2M",node="1",file="hpfilld claim"} 16'
+has out 'hpfilld_pool_target_pages{size="2M",node="0"} 37'
 grep -q '^hpfilld_claim_pages{claim="vm2",size="2M",node="0",' "$work/metrics.prom" ||
         bad "MetricsFile=: $(grep claim "$work/metrics.prom")"
 # the kubelet's reservations count the claims' pages per node (vm1 32 + vm2 5, vm1 16 + vm2 5)
 run 0 status --kubelet
-grep -qx -- "--reserved-memory=0:hugepages-2Mi=74Mi" "$work/out" || bad "status --kubelet: $(cat "$work/out")"
-grep -qx -- "--reserved-memory=1:hugepages-2Mi=42Mi" "$work/out" || bad "status --kubelet: $(cat "$work/out")"
-grep -qx -- "--system-reserved=hugepages-2Mi=116Mi" "$work/out" || bad "status --kubelet: $(cat "$work/out")"
+has out "--reserved-memory=0:hugepages-2Mi=74Mi"
+has out "--reserved-memory=1:hugepages-2Mi=42Mi"
+has out "--system-reserved=hugepages-2Mi=116Mi"
 run 0 status --json
 python3 - "$work/out" <<'PY' || bad "status --json's kubelet: $(cat "$work/out")"
 import json, sys
@@ -68,112 +106,157 @@ assert k["system_reserved"] == {"hugepages-2Mi": "116Mi"}, k
 assert k["reserved_memory"] == [{"numaNode": 0, "limits": {"hugepages-2Mi": "74Mi"}},
                                 {"numaNode": 1, "limits": {"hugepages-2Mi": "42Mi"}}], k
 PY
-# the same again: a no-op success; --check-config sees the claims as the daemon would
+
+# the configuration's fill: its [Pool]'s 10 count every page no claim holds (on node0 the
+# admin's 6: it adds 4), the claims on top
+run 0 --once
+pools 47 31
+shares config 4/10 10/10
+shares claim:vm1 32/32 16/16
+run 0 status
+grep -Eq "^2M +node0 +47 +47 " "$work/out" || bad "status's target after the configuration's fill: $(cat "$work/out")"
+# the same claim again: a no-op success
 run 0 claim vm2 --pool 2M:10
 pools 47 31
 grep -q 'node0: 47 -> 47 (target 47)' "$work/out" || bad "repeat: $(cat "$work/out")"
-
-# unclaim: node0 has 27 pages in use, node1 none. vm1's 32+16 go back, free pages only: node0
-# keeps 27 (the [Pool]'s 10 and vm2's 5 are 15, but only 20 of its 47 are free)
-free 20 31
-run 0 unclaim vm1
-pools 27 15
-[ -e "$d/50-claim-vm1.conf" ] && bad "unclaim left $d/50-claim-vm1.conf"
-# what is left is the [Pool]'s and vm2's: another unclaim of vm1 gives nothing back
-free 27 15
-run 0 unclaim vm1
-pools 27 15
-grep -q 'no such claim' "$work/err" || bad "unclaim of no claim: $(cat "$work/err")"
-# a claim made smaller gives back its difference only (5 a node to 2: 3), never below the
-# others' targets (node1: the [Pool]'s 10 and vm2's 2). node0's 12 pages that vm1 had in use
-# at its unclaim, free since, are nobody's claim: they stay (give-back's, or the admin's)
+# made smaller: its own excess given back (5 a node to 2), nobody else's
 run 0 claim vm2 --pool 2M:4
-pools 24 12
-free 24 12
-run 0 unclaim vm2
-pools 22 10
-# the admin gives 2 of those back by hand (node0 at 20, as the rest of this test has it)
-echo 20 >"$(pool 0)/nr_hugepages"
+pools 44 28
+shares claim:vm2 2/2 2/2
+shares claim:vm1 32/32 16/16
+shares config 4/10 10/10
+owner claim:vm2 "active 2M:4"
+
+# the admin takes 13 of node1's 28: taken from the configuration's 10 first, then from the
+# claims, the newest first (vm2's 2, then 1 of vm1's), once, by the next command that takes
+# the host lock (status only reads: it charges nobody)
+fake_write "$(pool 1)/nr_hugepages" 15
 run 0 status
-grep -qx "Claims: none" "$work/out" || bad "status after the last unclaim: $(cat "$work/out")"
+shares config 4/10 10/10
+# a claim's fill adds only its own lack: vm2's 2, not the configuration's nor vm1's
+run 0 claim vm2 --pool 2M:4
+pools 44 17
+shares config 4/10 0/10
+shares claim:vm2 2/2 2/2
+shares claim:vm1 32/32 15/16
+# a one-off --once --pool counts every page no claim holds and refills no claim: node1 has
+# none of those, so it adds 3
+run 0 --once --pool 2M:node1=3
+pools 44 20
+shares claim:vm1 32/32 15/16
+shares once - 3/3
+# the configuration's fill adds what it and the claims lack (the one-off's 3 count for it)
+run 0 --once
+pools 44 28
+shares config 4/10 7/10
+shares claim:vm1 32/32 16/16
 
-# short: the kernel grants node1 at most 12 pages. Exit 3, the claim stays, stderr names it
-fake_grant "$m" 1 2048 12
+# unclaim while node0 has 40 of its 44 pages in use: vm1's free pages go back now (node0's 4,
+# node1's 16), said pool by pool; its 28 in use stay the gone claim's
+fake_in_use "$m" 0 2048 40
+run 0 unclaim vm1
+pools 40 12
+has out "unclaim vm1: 2M pool of node0: 4 pages given back (44 -> 40), the rest in use"
+has out "unclaim vm1: 2M pool of node1: 16 pages given back (28 -> 12)"
+grep -q "unclaim vm1: 28 of its pages are in use" "$work/err" || bad "unclaim with pages in use: $(cat "$work/err")"
+owner claim:vm1 "gone 2M:node0=64M,node1=32M"
+shares claim:vm1 28/0 -
+run 0 status
+grep -q "^vm1 " "$work/out" && bad "status lists a claim given back: $(cat "$work/out")"
+# a command while they are in use gives none back, nor anybody else's
+run 0 claim vm2 --pool 2M:4
+pools 40 12
+shares claim:vm1 28/0 -
+# free again: the next command that takes the host lock gives them back
+fake_in_use "$m" 0 2048 0
+run 0 claim vm2 --pool 2M:4
+pools 12 12
+grep -q "28 pages of claims given back .*given back now" "$work/err" || bad "the gone claim's pages: $(cat "$work/err")"
+owner claim:vm1 -
+shares config 4/10 7/10
+shares claim:vm2 2/2 2/2
+# no such claim (any more): exit 0, said, nothing changed
+snapshot
+run 0 unclaim vm1
+grep -q 'unclaim vm1: no such claim' "$work/err" || bad "unclaim of no claim: $(cat "$work/err")"
+unchanged "unclaim of no such claim"
+
+# short: the kernel grants node1 2 pages more. Exit 3, the claim stays (status shows what it
+# asks), stderr names it
+fake_grant "$m" 1 2048 14
 run 3 claim big --pool 2M:node1=8
-pools 20 12
-[ -f "$d/50-claim-big.conf" ] || bad "a short claim's file is gone"
+pools 12 14
+shares claim:big - 2/8
 grep -q 'claim big: short of pages' "$work/err" || bad "short: $(cat "$work/err")"
+run 0 status
+grep -Eq "^big +2M +node1 +8 " "$work/out" || bad "status of a short claim: $(cat "$work/out")"
 rm "$(pool 1)/nr_hugepages.fake-max"
-# the admin adds 3 pages by hand: unclaim gives back the 2 the claim got, not the admin's (its
-# record, run/hpfilld/claim.big, counts what its fills added)
-grep -qx "2097152 1 2 12" "$m/run/hpfilld/claim.big" || bad "claim.big: $(cat "$m/run/hpfilld/claim.big")"
-echo 15 >"$(pool 1)/nr_hugepages"
-free 0 15
+# the configuration's fill adds what the claim lacks
+run 0 --once
+pools 12 20
+shares claim:big - 8/8
+# the admin adds 3 pages by hand: unclaim gives back the claim's 8, not the admin's
+fake_write "$(pool 1)/nr_hugepages" 23
 run 0 unclaim big
-pools 20 13
-[ -e "$m/run/hpfilld/claim.big" ] && bad "unclaim left the record: $(cat "$m/run/hpfilld/claim.big")"
-echo 10 >"$(pool 1)/nr_hugepages"
+pools 12 15
+has out "unclaim big: 2M pool of node1: 8 pages given back (23 -> 15)"
+owner claim:big -
 
-# bad claims: exit 2, nothing written, the pools as they were
+# bad claims: exit 2, the state, the pools and the metrics as they were, byte for byte
+run 0 claim vm3 --pool 2M:2
+pools 13 16
+snapshot
 for args in "vm3 --pool 2M:node7=2" "vm3 --pool 2M:node0=5000M" "vm3 --pool 2M:0" "vm3 --pool 16M:2" \
-        "vm3 --pool 2M:1 --pool 2M:2" "../x --pool 2M:1" "vm3" "vm3 vm4 --pool 2M:1" "vm3 --pool 2M:1G,x"; do
+        "vm3 --pool 1G:2" "vm3 --pool 2M:1 --pool 2M:2" "vm3 --pool 2M:1G,x" "vm9 --pool 2M:node7=2" \
+        "vm9 --pool 2M:node0=5000M" "../x --pool 2M:1" "..x --pool 2M:1" "a/b --pool 2M:1" "vm3" \
+        "vm3 vm4 --pool 2M:1"; do
         # shellcheck disable=SC2086
         run 2 claim $args
-        pools 20 10
-        [ "$(ls -A "$d")" = "" ] || bad "claim $args left $(ls -A "$d")"
+        unchanged "claim $args"
 done
 run 2 claim vm3 --pool 2M:1 --pool 2M:2
 grep -q -- "--pool '2M:2': a second --pool for the page size of '2M:1'" "$work/err" ||
         bad "two --pool of one page size: $(cat "$work/err")"
 run 2 claim vm3 --pool 2M:node7=2
-grep -q 'node7 does not exist' "$work/err" || bad "no reason: $(cat "$work/err")"
-grep -q 'claim vm3: refused' "$work/err" || bad "no refusal naming the claim: $(cat "$work/err")"
-# a changed claim that is refused leaves the old one in place, its pages too
-run 0 claim vm3 --pool 2M:2
-pools 20 11
-run 2 claim vm3 --pool 2M:node9=2
-grep -qx 'Amount=2' "$d/50-claim-vm3.conf" || bad "the refused change replaced the file: $(cat "$d/50-claim-vm3.conf")"
-pools 20 11
-# the claim's name in another file: not this command's to change
-printf '[Claim]\nName=vm4\nPageSize=2M\nAmount=2\n' >"$m/etc/hpfilld.conf.d.vm4"
-mkdir -p "$m/etc/hpfilld.conf.d" && mv "$m/etc/hpfilld.conf.d.vm4" "$m/etc/hpfilld.conf.d/vm4.conf"
-run 2 claim vm4 --pool 2M:4
-grep -q 'said in .*vm4.conf' "$work/err" || bad "another file's claim: $(cat "$work/err")"
-[ -e "$d/50-claim-vm4.conf" ] && bad "claim vm4 left its file"
-rm "$m/etc/hpfilld.conf.d/vm4.conf"
-# a bad configuration file elsewhere: exit 2, nothing written
+grep -q 'claim vm3: .*node7 does not exist; nothing changed' "$work/err" || bad "a node that is not: $(cat "$work/err")"
+run 2 claim vm3 --pool 1G:2
+grep -q 'claim vm3: 1G:2: this kernel offers no pages of that size; nothing changed' "$work/err" ||
+        bad "a page size not offered: $(cat "$work/err")"
+run 2 claim vm9 --pool 2M:node0=5000M
+grep -q 'claim vm9: refused; nothing changed' "$work/err" || bad "over the budget: $(cat "$work/err")"
+owner claim:vm3 "active 2M:2"
+owner claim:vm9 -
+# a bad configuration file (its [Fill] settings are the claim's fill's): exit 2, nothing changed
+mkdir -p "$m/etc/hpfilld.conf.d"
 printf '[Pool]\nPageSize=2M\nAmount=lots\n' >"$m/etc/hpfilld.conf.d/bad.conf"
 run 2 claim vm5 --pool 2M:2
-[ -e "$d/50-claim-vm5.conf" ] && bad "claim vm5 with a bad file elsewhere left its file"
+grep -q "bad.conf:3" "$work/err" || bad "the bad file not named: $(cat "$work/err")"
+unchanged "claim vm5 with a bad file elsewhere"
 rm "$m/etc/hpfilld.conf.d/bad.conf"
-# a link in place of the claim's directory is not followed
-rm -rf "$d"
-mkdir "$work/elsewhere"
-ln -s "$work/elsewhere" "$d"
+# run/hpfilld others can write: refused (exit 1), nothing changed
+chmod 0777 "$m/run/hpfilld"
 run 1 claim vm6 --pool 2M:2
-[ "$(ls -A "$work/elsewhere")" = "" ] || bad "written through a link: $(ls -A "$work/elsewhere")"
-rm "$d"
-# a directory others can write: refused
-mkdir -m 0777 "$d"
-chmod 0777 "$d"
-run 1 claim vm6 --pool 2M:2
-rmdir "$d"
+run 1 unclaim vm3
+chmod 0755 "$m/run/hpfilld"
+unchanged "claim vm6 beside a run/hpfilld others can write"
 
-# a claim's file made bad by hand: unclaim removes it all the same (a release hook must be
-# able to), gives nothing back, and says so
-mkdir -p "$d"
-printf '[Claim]\nName=vm8\nPageSize=2M\nAmount=lots\n' >"$d/50-claim-vm8.conf"
-run 0 unclaim vm8
-[ -e "$d/50-claim-vm8.conf" ] && bad "unclaim left a bad claim's file"
-grep -q "removing it all the same" "$work/err" || bad "no word of the bad file: $(cat "$work/err")"
-pools 20 11
-
-# a one-off --once --pool run leaves the files' claims out: its pools are the plan. The
-# daemon's and --once's own runs add them.
-mkdir -p "$d"
-printf '[Claim]\nName=vm7\nPageSize=2M\nAmount=node0=40\n' >"$d/50-claim-vm7.conf"
-run 0 --once --pool 2M:node1=11
-pools 20 11
-run 0 --once
-pools 50 11
+# a claim's name is a name: one named as a file of run/hpfilld (or of hpfilld before) is a
+# claim as any other, and no file is made, replaced or removed for it
+names="lock claim.lock state host.lock control fill-record ledger daemon.lock changed.x"
+for name in $names; do
+        run 0 claim "$name" --pool 2M:node1=1
+        shares "claim:$name" - 1/1
+done
+pools 13 25
+files "claims named as files"
+run 0 status
+grep -Eq "^claim\.lock +2M +node1 +1 " "$work/out" || bad "status of claim.lock: $(cat "$work/out")"
+for name in $names; do
+        run 0 unclaim "$name"
+        has out "unclaim $name: 2M pool of node1: 1 page given back ($(nr 1 | awk '{ print $1 + 1 }') -> $(nr 1))"
+        owner "claim:$name" -
+done
+pools 13 16
+files "unclaims named as files"
+shares claim:vm3 1/1 1/1
 passed

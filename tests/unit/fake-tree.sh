@@ -92,6 +92,63 @@ fake_grant() {
         echo "$4" >"$1/sys/devices/system/node/node$2/hugepages/hugepages-$3kB/nr_hugepages.fake-max"
 }
 
+# fake_pools DIR: the fake kernel keeps the pools of DIR as the kernel does (a file fake-pools at
+# its root): a write of nr_hugepages promotes surplus pages, allocates or frees free pages, and
+# free_hugepages, surplus_hugepages and the global counters follow
+fake_pools() {
+        : >"$1/fake-pools"
+}
+
+# fake_write FILE VALUE: VALUE written to a kernel attribute of a fake tree as a program writes
+# it (an administrator's echo), taken by the fake kernel: the file is not emptied first, as a
+# shell's '>' would empty it before the kernel sees the write
+fake_write() {
+        echo "$2" 1<>"$1"
+}
+
+# fake_in_use DIR NODE KB N: N pages of the pool of KB kB on NODE are in use (a workload maps
+# them): its free_hugepages, and the global one, lowered to what is left
+fake_in_use() {
+        local p="$1/sys/devices/system/node/node$2/hugepages/hugepages-$3kB" f total=0
+        echo $(($(cat "$p/nr_hugepages") - $4)) >"$p/free_hugepages"
+        for f in "$1"/sys/devices/system/node/node*/hugepages/hugepages-"$3"kB/free_hugepages; do
+                total=$((total + $(cat "$f")))
+        done
+        echo "$total" >"$1/sys/kernel/mm/hugepages/hugepages-$3kB/free_hugepages"
+}
+
+# state_share DIR OWNER KB NODE: what OWNER holds and wants of the pool of KB kB on NODE as
+# DIR/run/hpfilld/state says, HELD/WANT; "-" where it has no share there
+state_share() {
+        [ -f "$1/run/hpfilld/state" ] || { echo -; return; }
+        awk -v o="$2" -v ps=$(($3 * 1024)) -v n="$4" '
+                $1 == "pool" && $2 == ps && $3 == n {
+                        for (i = 5; i <= NF; i++) if (index($i, o "=") == 1) s = substr($i, length(o) + 2)
+                }
+                END { print s == "" ? "-" : s }' "$1/run/hpfilld/state"
+}
+
+# state_owner DIR NAME: "active" or "gone" and the pools it asked for (a claim's) as
+# DIR/run/hpfilld/state says; "-" where it has no such owner
+state_owner() {
+        [ -f "$1/run/hpfilld/state" ] || { echo -; return; }
+        awk -v o="$2" '$1 == "owner" && $2 == o { $1 = $2 = $3 = ""; s = substr($0, 4) } END { print s == "" ? "-" : s }' \
+                "$1/run/hpfilld/state"
+}
+
+# rundir_extra DIR NAME...: the files of DIR/run/hpfilld but NAME..., one a line
+rundir_extra() {
+        local dir="$1/run/hpfilld" f k keep
+        shift
+        for f in "$dir"/* "$dir"/.*; do
+                [ -e "$f" ] || continue
+                f=${f##*/}
+                keep=
+                for k in . .. "$@"; do [ "$f" = "$k" ] && keep=1; done
+                [ -n "$keep" ] || echo "$f"
+        done
+}
+
 # fake_mount DIR WHERE PAGESIZE: a hugetlbfs mount of PAGESIZE (2M, 1024M) at WHERE in DIR's
 # mount table, its directory made
 fake_mount() {

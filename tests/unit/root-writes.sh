@@ -3,7 +3,7 @@
 # Writes under --root go to the attributes as they are: a fill of a fake tree (a plain directory,
 # nothing of the host's) writes its counters; a symbolic link or a FIFO in the place of one is
 # refused before the first write (exit status 1, the path and the reason in the message), and
-# the file the link points to, outside the tree, is never written.
+# the file the link points to, outside the tree, is never written (run/hpfilld/state included).
 set -eu
 : "${HPFILLD:?}"
 . "$(dirname "$0")/fake-tree.sh"
@@ -23,13 +23,22 @@ fill() {
         timeout 20 "$HPFILLD" --once --root "$work/t" --mode sysfs --shrink --pool "$1" >"$work/out" 2>"$work/err" || rc=$?
 }
 
-# a plain fill: each counter reads back as the kernel's would (16 cut down to 4, not "4\n6")
+# a plain fill: each counter reads back as the kernel's would. node0's 16 pages are not
+# hpfilld's (no state counts them): --shrink leaves them
 tree
 fill 2M:node0=4,node1=10
 [ "$rc" = 0 ] || bad "the fill of the fake tree exited $rc: $(cat "$work/err")"
-[ "$(bytes "$(attr 0)")" = "4|" ] || bad "node0 reads '$(bytes "$(attr 0)")' after the fill, not 4"
+[ "$(bytes "$(attr 0)")" = "16|" ] || bad "node0 reads '$(bytes "$(attr 0)")' after the fill, not the 16 it had"
 [ "$(bytes "$(attr 1)")" = "10|" ] || bad "node1 reads '$(bytes "$(attr 1)")' after the fill, not 10"
 echo "ok: a fill of a fake tree: node0 $(cat "$(attr 0)"), node1 $(cat "$(attr 1)")"
+# the run's own pages beyond its target go (node1's "10" replaced by "4", no byte left over); the fake
+# kernel without fake-pools leaves free_hugepages as written: all free
+echo 10 >"$(dirname "$(attr 1)")/free_hugepages"
+fill 2M:node0=4,node1=4
+[ "$rc" = 0 ] || bad "the --shrink fill exited $rc: $(cat "$work/err")"
+[ "$(bytes "$(attr 1)")" = "4|" ] || bad "node1 reads '$(bytes "$(attr 1)")' after --shrink, not 4"
+[ "$(bytes "$(attr 0)")" = "16|" ] || bad "node0 reads '$(bytes "$(attr 0)")' after --shrink, not the 16 it had"
+echo "ok: --shrink on a fake tree: node0 $(cat "$(attr 0)"), node1 $(cat "$(attr 1)")"
 
 # an attribute that is a symbolic link to a file outside the tree (a counter, so that the reads
 # before the plan pass and the write is what refuses it)
@@ -70,6 +79,21 @@ fill 2M:node0=4,node1=10
 [ "$rc" != 0 ] || bad "a symbolic link as run/: exit 0"
 echo "ok: run/ a symbolic link: exit $rc: $(head -n 1 "$work/err")"
 
+# run/hpfilld/state a symbolic link out of the tree: refused (exit 1), the file it points to
+# neither read as the state nor written, no pool changed
+tree
+mkdir -p "$work/t/run/hpfilld"
+echo "hpfilld-state 1" >"$work/outstate"
+ln -s "$work/outstate" "$work/t/run/hpfilld/state"
+fill 2M:node0=4,node1=10
+[ "$rc" = 1 ] || bad "a symbolic link as run/hpfilld/state: exit $rc, expected 1"
+[ "$(cat "$work/outstate")" = "hpfilld-state 1" ] || bad "written through the state's link: $(cat "$work/outstate")"
+[ -L "$work/t/run/hpfilld/state" ] || bad "the state's link was replaced"
+[ "$(cat "$(attr 0)") $(cat "$(attr 1)")" = "16 0" ] || bad "a pool written beside the state's link: $(cat "$(attr 0)") $(cat "$(attr 1)")"
+grep -qF "Cannot read $work/t/run/hpfilld/state: Too many levels of symbolic links; nothing changed" "$work/err" ||
+        bad "the message does not name the state's link: $(cat "$work/err")"
+echo "ok: run/hpfilld/state a symbolic link: $(head -n 1 "$work/err")"
+
 # the tree's mount table names a directory of the host's (here one outside the tree, with a
 # file where a reservation would be): its mount points are the tree's, looked for inside it
 tree
@@ -103,14 +127,18 @@ fill 2M:node0=4,node1=10
 [ ! -e "$(attr 1)" ] || bad "the missing nr_hugepages was created"
 echo "ok: a missing attribute: exit $rc: $(head -n 1 "$work/err")"
 
-# a plan refused (bad input, exit 2) changes nothing in the tree, run/hpfilld included: no
-# directory made for a lock the run never took
+# a plan refused (bad input, exit 2) changes nothing in the tree: no counter, no state; the
+# host lock, taken before the plan (a command reads its configuration under it), is all that
+# run/hpfilld holds
 tree
-before=$(cd "$work/t" && find . | sort)
+before=$(cd "$work/t" && find . -path ./run -prune -o -print | sort)
 fill 2M:node7=4
 [ "$rc" = 2 ] || bad "a node the tree has not: exit $rc, expected 2: $(cat "$work/err")"
-[ "$(cd "$work/t" && find . | sort)" = "$before" ] || bad "a refused plan changed the tree (now: $(cd "$work/t" && find . | sort | tr "\n" " " | cut -c1-300))"
-[ ! -e "$work/t/run" ] || bad "a refused plan made $work/t/run"
+[ "$(cd "$work/t" && find . -path ./run -prune -o -print | sort)" = "$before" ] ||
+        bad "a refused plan changed the tree (now: $(cd "$work/t" && find . | sort | tr "\n" " " | cut -c1-300))"
+[ "$(cat "$(attr 0)") $(cat "$(attr 1)")" = "16 0" ] || bad "a refused plan wrote a pool: $(cat "$(attr 0)") $(cat "$(attr 1)")"
+[ -z "$(rundir_extra "$work/t" host.lock)" ] ||
+        bad "a refused plan left files in run/hpfilld: $(ls -A "$work/t/run/hpfilld")"
 echo "ok: a refused plan leaves the tree as it was: $(head -n 1 "$work/err")"
 
 passed
