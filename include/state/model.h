@@ -79,6 +79,7 @@ struct state_reserve {
 struct state {
         char boot[40]; /* the boot it counts (proc/sys/kernel/random/boot_id); "" where unknown */
         uint64_t next_seq;
+        bool legacy;               /* the files of hpfilld 0.x it holds may still be there, to remove */
         pid_t daemon_pid;          /* the daemon that runs (0: none), as it said when it started */
         uint64_t daemon_start;     /* its start time (/proc/PID/stat), against a reused pid */
         struct state_owner *owners;

@@ -4,6 +4,7 @@
  *   hpfilld-state 1
  *   boot BOOT_ID
  *   seq N
+ *   legacy (the files of hpfilld 0.x converted into it may still be there)
  *   daemon PID START_TIME
  *   owner NAME SEQ active|gone [POOL_SPEC...]
  *   pool PAGE_SIZE NODE LAST [OWNER=HELD/WANT...]

@@ -4,6 +4,8 @@
  * refused (-ELOOP). */
 #pragma once
 
+#include <dirent.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -59,3 +61,7 @@ int open_attr_at(int dirfd, const char *path);
 /* What to say of an error of open_attr_at() that is not the system's own: the refusals; NULL
  * for the others (use %m). */
 const char *attr_error_reason(int error);
+
+/* The entries of directory @dirfd from the first, on a descriptor of their own (a dup() would
+ * share @dirfd's place with every other reader of it): NULL, errno set, where it cannot. */
+DIR *opendir_at(int dirfd);

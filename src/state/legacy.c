@@ -31,10 +31,15 @@ static void note(struct state_store *st, const char *what, const char *name, int
 }
 
 /* A ledger's lines, "boot ID" first where known, then "PAGE_SIZE NODE OURS LAST": the pages of
- * each pool counted as @owner's */
+ * each pool counted as @owner's. One of another boot counts nothing: its pages are in no pool now. */
 static int ledger_into(struct state_store *st, const char *text, const char *owner) {
-        int o = state_owner_get(&st->s, owner);
+        size_t n_boot = strlen(st->s.boot);
+        int o;
 
+        if (strncmp(text, "boot ", 5) == 0 && n_boot > 0 &&
+            (strncmp(text + 5, st->s.boot, n_boot) != 0 || (text[5 + n_boot] != '\n' && text[5 + n_boot])))
+                return 0;
+        o = state_owner_get(&st->s, owner);
         if (o < 0)
                 return o;
         for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
@@ -76,7 +81,8 @@ static int convert_one(struct state_store *st, const char *name) {
         char owner[STATE_OWNER_MAX];
         int r, o;
 
-        if (strcmp(name, "daemon.lock") == 0 || strcmp(name, "claim.lock") == 0 || strcmp(name, "daemon-config") == 0)
+        if (strcmp(name, "daemon.lock") == 0 || strcmp(name, "claim.lock") == 0 || strcmp(name, "daemon-config") == 0 ||
+            strcmp(name, "fill-record") == 0)
                 return 1; /* nothing to keep */
         if (strcmp(name, "ledger") != 0 && strcmp(name, "ledger-once") != 0 && strncmp(name, "claim.", 6) != 0 &&
             strncmp(name, "unclaim.", 8) != 0 && strncmp(name, "changed.", 8) != 0)
@@ -136,7 +142,7 @@ static int claim_file_into(struct state_store *st, int dirfd, const char *file) 
 
 /* The claims' drop-ins converted; their names in @ret (removed once the state is saved) */
 static size_t convert_claim_files(struct state_store *st, int dirfd, char (*ret)[NAME_MAX + 1], size_t max) {
-        _cleanup_(closedirp) DIR *d = fdopendir(dup(dirfd));
+        _cleanup_(closedirp) DIR *d = opendir_at(dirfd);
         struct dirent *de;
         size_t n = 0;
 
@@ -157,8 +163,40 @@ static size_t convert_claim_files(struct state_store *st, int dirfd, char (*ret)
         return n;
 }
 
+/* Whether @name is one of the old files of RUNDIR */
+static bool legacy_name(const char *name) {
+        return strcmp(name, "daemon.lock") == 0 || strcmp(name, "claim.lock") == 0 || strcmp(name, "daemon-config") == 0 ||
+               strcmp(name, "ledger") == 0 || strcmp(name, "ledger-once") == 0 || strcmp(name, "fill-record") == 0 ||
+               strncmp(name, "claim.", 6) == 0 || strncmp(name, "unclaim.", 8) == 0 || strncmp(name, "changed.", 8) == 0;
+}
+
+/* Whether the drop-in @file of @dirfd is one the old `hpfilld claim` wrote */
+static bool legacy_claim_file(int dirfd, const char *file) {
+        _cleanup_(freep) char *text = NULL;
+
+        return strncmp(file, "50-claim-", 9) == 0 && read_full_file_at(dirfd, file, 64 * 1024, &text, NULL) >= 0 &&
+               strncmp(text, LEGACY_CLAIM_HEAD, strlen(LEGACY_CLAIM_HEAD)) == 0;
+}
+
+static void remove_matching(int dirfd, bool claims) {
+        _cleanup_(closedirp) DIR *d = opendir_at(dirfd);
+        struct dirent *de;
+
+        while (d && (de = readdir(d)))
+                if (claims ? legacy_claim_file(dirfd, de->d_name) : legacy_name(de->d_name))
+                        (void) unlinkat(dirfd, de->d_name, 0);
+}
+
+void state_legacy_remove(struct state_store *st) {
+        _cleanup_(closep) int claims_fd = open_beneath(st->rootfd, LEGACY_CLAIM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                                        0, 0);
+
+        remove_matching(st->dirfd, false);
+        remove_matching(claims_fd, true);
+}
+
 int state_legacy_convert(struct state_store *st) {
-        _cleanup_(closedirp) DIR *d = fdopendir(dup(st->dirfd));
+        _cleanup_(closedirp) DIR *d = opendir_at(st->dirfd);
         _cleanup_(closep) int claims_fd = open_beneath(st->rootfd, LEGACY_CLAIM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
                                                         0, 0);
         char done[64][NAME_MAX + 1], claims[64][NAME_MAX + 1];
@@ -178,12 +216,18 @@ int state_legacy_convert(struct state_store *st) {
         }
         if (claims_fd >= 0)
                 n_claims = convert_claim_files(st, claims_fd, claims, ELEMENTSOF(claims));
-        /* removed once the state that holds them is saved: a crash before leaves the old files */
-        if (n_done + n_claims == 0 || state_store_save(st) < 0)
+        /* removed once the state that holds them is saved (saying so: a command killed before it
+         * removed them all leaves that for the next, which removes them without converting) */
+        if (n_done + n_claims == 0)
+                return 0;
+        st->s.legacy = true;
+        if (state_store_save(st) < 0)
                 return 0;
         for (size_t i = 0; i < n_done; i++)
                 (void) unlinkat(st->dirfd, done[i], 0);
         for (size_t i = 0; i < n_claims; i++)
                 (void) unlinkat(claims_fd, claims[i], 0);
+        st->s.legacy = false;
+        st->dirty = true;
         return 0;
 }

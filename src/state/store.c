@@ -119,7 +119,7 @@ static void settle(struct state_store *st) {
 /* What a command killed in the middle of a save left: its temp file (under the lock, no other
  * command is saving) */
 static void remove_temp_files(struct state_store *st) {
-        _cleanup_(closedirp) DIR *d = fdopendir(dup(st->dirfd));
+        _cleanup_(closedirp) DIR *d = opendir_at(st->dirfd);
         struct dirent *de;
 
         while (d && (de = readdir(d)))
@@ -138,12 +138,18 @@ static int load(struct state_store *st) {
         r = load_text(st->dirfd, &st->s, &st->saved, &e);
         if (r == -ENOENT) {
                 st->s = (struct state) {};
+                memcpy(st->s.boot, boot, sizeof(boot));
                 r = state_legacy_convert(st);
         } else if (r < 0)
                 return log_error_errno(r, "Cannot read %s/" RUNDIR "/" STATE_FILE ": %s; nothing changed (move the file "
                                        "aside and hpfilld starts afresh, counting no page of the pools as its own)",
                                        shown_root(), e.msg);
-        else if (*boot && *st->s.boot && strcmp(boot, st->s.boot) != 0) {
+        else if (st->s.legacy) {
+                state_legacy_remove(st);
+                st->s.legacy = false;
+                st->dirty = true;
+        }
+        if (r >= 0 && *boot && *st->s.boot && strcmp(boot, st->s.boot) != 0) {
                 note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages are in the pools "
                      "now, started afresh", shown_root(), st->s.boot);
                 state_done(&st->s);

@@ -15,6 +15,8 @@ int state_format(FILE *f, const struct state *s) {
         if (*s->boot)
                 fprintf(f, "boot %s\n", s->boot);
         fprintf(f, "seq %" PRIu64 "\n", s->next_seq);
+        if (s->legacy)
+                fputs("legacy\n", f);
         if (s->daemon_pid > 0)
                 fprintf(f, "daemon %d %" PRIu64 "\n", (int) s->daemon_pid, s->daemon_start);
         for (size_t i = 0; i < s->n_owners; i++)
@@ -112,6 +114,13 @@ static int line_boot(struct parse *p) {
 
 static int line_seq(struct parse *p) {
         return p->n == 2 ? count(p, p->w[1], &p->s->next_seq) : bad(p, "not seq N");
+}
+
+static int line_legacy(struct parse *p) {
+        if (p->n != 1)
+                return bad(p, "not legacy");
+        p->s->legacy = true;
+        return 0;
 }
 
 static int line_daemon(struct parse *p) {
@@ -282,6 +291,7 @@ static const struct {
         int (*parse)(struct parse *p);
 } lines[] = {
         { "hpfilld-state", line_head }, { "boot", line_boot },       { "seq", line_seq },
+        { "legacy", line_legacy },
         { "daemon", line_daemon },      { "owner", line_owner },     { "pool", line_pool },
         { "intent", line_intent },      { "setting", line_setting }, { "reserve", line_reserve },
         { "end", line_end },

@@ -282,3 +282,17 @@ int write_u64_at(int dirfd, const char *path, uint64_t v) {
         (void) snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
         return write_string_at(dirfd, path, buf);
 }
+
+DIR *opendir_at(int dirfd) {
+        int fd = dirfd < 0 ? -EBADF : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d;
+
+        if (fd < 0) {
+                errno = fd == -EBADF ? EBADF : errno;
+                return NULL;
+        }
+        d = fdopendir(fd);
+        if (!d)
+                closep(&fd);
+        return d;
+}
