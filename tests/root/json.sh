@@ -8,10 +8,7 @@ OWN_MOUNT_NS=1
 
 SCHEMA="$SOURCE_ROOT/doc/hpfilld-json.schema.json"
 validate() { python3 "$SOURCE_ROOT/tests/json-validate.py" "$SCHEMA" "$@"; }
-MNT="$WORK/huge"
-mkdir -p "$MNT"
-mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
-EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+mount_huge
 
 pool2m_set 0
 base=$(node_nr "$first" 2048)

@@ -77,6 +77,15 @@ restore_pools() {
         done
 }
 
+# mount_huge: $MNT, a hugetlbfs mount of 2 MiB pages of the test's own ($WORK/huge), unmounted at
+# the end with the reservations made in it (EXTRA_CLEANUP); skips (exit 77) where it cannot mount
+mount_huge() {
+        MNT="$WORK/huge"
+        mkdir -p "$MNT"
+        mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
+        EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+}
+
 # pause_fifo: $FIFO, a new FIFO for HPFILLD_TEST_PAUSE_FIFO= (the rendezvous of the test hooks)
 pause_fifo() {
         FIFO=$WORK/pause
@@ -208,20 +217,27 @@ fill_1g() {
 }
 
 # daemon_until WORDS [ARG...]: the daemon ($HPFILLD ARG...) started in the background, its pid in
-# $DPID, its standard error read on fd 5 (a FIFO; the rest left there) until a line with WORDS,
-# each line shown; fails where it ends first
+# $DPID, its standard error read on fd 5 (a FIFO; the rest left there) until a line with WORDS
+# (daemon_read)
 daemon_until() {
-        local words=$1 line
+        local words=$1
         shift
         [ -p "$WORK/derr" ] || mkfifo "$WORK/derr"
         "$HPFILLD" "$@" >"$WORK/dout" 2>"$WORK/derr" &
         DPID=$!
         exec 5<"$WORK/derr"
+        daemon_read "$words"
+}
+
+# daemon_read WORDS: the daemon's standard error (fd 5) read on up to a line with WORDS, kept in
+# $LINE, each line shown; fails where it ends first
+daemon_read() {
+        local line
         while read -r line <&5; do
                 echo "daemon: $line"
-                case $line in *"$words"*) return 0 ;; esac
+                case $line in *"$1"*) LINE=$line; return 0 ;; esac
         done
-        fail "the daemon ended before it said '$words'"
+        fail "the daemon ended before it said '$1'"
 }
 
 # daemon_stop: SIGTERM to the daemon daemon_until started ($DPID), the rest of its standard error

@@ -10,10 +10,7 @@ OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
 G=$HP/hugepages-2048kB
-MNT="$WORK/huge"
-mkdir -p "$MNT"
-mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
-EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+mount_huge
 for f in /run/hpfilld/ledger-once /run/hpfilld/ledger; do
         [ ! -s "$f" ] || cp "$f" "$WORK/$(basename "$f").found"
 done

@@ -7,10 +7,7 @@
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
-MNT="$WORK/huge"
-mkdir -p "$MNT"
-mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
-EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
+mount_huge
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
 # the targets of the last plan beside the pools, in pages and GiB
