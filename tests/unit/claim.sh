@@ -67,7 +67,10 @@ k = json.load(open(sys.argv[1]))["kubelet"]
 assert k["system_reserved"] == {"hugepages-2Mi": "116Mi"}, k
 assert k["reserved_memory"] == [{"numaNode": 0, "limits": {"hugepages-2Mi": "74Mi"}},
                                 {"numaNode": 1, "limits": {"hugepages-2Mi": "42Mi"}}], k
+assert k["unplaced_bytes"] == 0, k
 PY
+python3 "$SOURCE_ROOT/tests/json-validate.py" "$SOURCE_ROOT/doc/hpfilld-json.schema.json" status "$work/out" >/dev/null ||
+        bad "status --json with claims: not a valid status document"
 # the same again: a no-op success; --check-config sees the claims as the daemon would
 run 0 claim vm2 --pool 2M:10
 pools 47 31
