@@ -511,6 +511,9 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
                 .record = &record,
                 .plan_from_cli = config->plan_from_cli,
                 .create_mounts = config->create_mounts,
+                /* the option, or a file's CreateMounts= */
+                .create_mounts_by = o->cli.set & 1u << setting_index(setting_by_key("CreateMounts")) ? "--create-mounts"
+                                                                                                  : "CreateMounts=yes",
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         _cleanup_(fclosep) FILE *members = NULL;
@@ -617,8 +620,8 @@ static void create_mounts(int rootfd, bool host, const struct config *c) {
                         continue;
                 page_size_name(rs->page_size, name);
                 if (!host) {
-                        log_warning("%s: no hugetlbfs mount for %s pages: --create-mounts mounts on the host's / only, "
-                                    "not under --root", rs->origin, name);
+                        log_warning("%s: no hugetlbfs mount for %s pages: CreateMounts= and --create-mounts mount on the "
+                                    "host's / only, not under --root", rs->origin, name);
                         continue;
                 }
                 if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)
