@@ -462,8 +462,8 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
         /* An initramfs: its owners are not known yet, no hugetlbfs is mounted; the reservations
          * wait for the real root, where the service makes them, and never stop a pool. */
         if (o->pools_only && c->n_reserves > 0) {
-                log_info("%zu reservation(s) left out (--pools-only): for a later fill to make",
-                         c->n_reserves);
+                log_info("%zu reservation%s left out (--pools-only): for a later fill to make",
+                         c->n_reserves, plural(c->n_reserves));
                 config_drop_reserves(c);
         }
         return 0;
@@ -567,8 +567,9 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
         }
         if (o->check_config) {
                 if (ret == EXIT_OK)
-                        log_info("The configuration is good: %zu pool(s), %zu reservation(s) planned on this machine",
-                                 config->n_pools, config->n_reserves);
+                        log_info("The configuration is good: %zu pool%s, %zu reservation%s planned on this machine",
+                                 config->n_pools, plural(config->n_pools), config->n_reserves,
+                                 plural(config->n_reserves));
                 fill_record_done(&record);
                 return ret;
         }

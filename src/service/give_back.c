@@ -216,8 +216,8 @@ static void give_back_pool(struct give_back *g, const struct topology *t, struct
         page_size_name(page_size, name);
         if (ours == 0) {
                 if (for_claims > 0) {
-                        (void) snprintf(line, sizeof(line), "%s pool of node%u: %" PRIu64 " pages of hpfilld's kept for the claims",
-                                        name, node, for_claims);
+                        (void) snprintf(line, sizeof(line), "%s pool of node%u: %" PRIu64 " page%s of hpfilld's kept for the claims",
+                                        name, node, for_claims, plural(for_claims));
                         say(line);
                 }
                 return;
@@ -235,8 +235,8 @@ static void give_back_pool(struct give_back *g, const struct topology *t, struct
         } else
                 after = now;
         given = persistent - MIN(pool_counts_persistent(&after), persistent);
-        (void) snprintf(line, sizeof(line), "%s pool of node%u: %" PRIu64 " pages given back (%" PRIu64 " -> %" PRIu64 ")",
-                        name, node, given, persistent, pool_counts_persistent(&after));
+        (void) snprintf(line, sizeof(line), "%s pool of node%u: %" PRIu64 " page%s given back (%" PRIu64 " -> %" PRIu64 ")",
+                        name, node, given, plural(given), persistent, pool_counts_persistent(&after));
         if (given < MIN(ours, persistent)) {
                 size_t k = strlen(line);
 

@@ -67,8 +67,8 @@ static void tick_progress(void *userdata) {
                 if (st.pools[i].wanted == 0 || st.pools[i].added == p->logged[i])
                         continue;
                 p->logged[i] = st.pools[i].added;
-                log_debug("%s pool: %" PRIu64 " of %" PRIu64 " pages added so far", page_size_name(pp->page_size, name),
-                          st.pools[i].added, st.pools[i].wanted);
+                log_debug("%s pool: %" PRIu64 " of %" PRIu64 " page%s added so far", page_size_name(pp->page_size, name),
+                          st.pools[i].added, st.pools[i].wanted, plural(st.pools[i].wanted));
         }
         if (p->job->progress)
                 p->job->progress(&st, p->job->userdata);
@@ -164,9 +164,10 @@ static void report_reserves(struct job *j, const struct reserve_run *runs, size_
                 char name[32], line[PATH_MAX + 256];
                 int k;
 
-                k = snprintf(line, sizeof(line), "%s reservation: %" PRIu64 "/%" PRIu64 " %s pages in %" PRIu64
+                k = snprintf(line, sizeof(line), "%s reservation: %" PRIu64 "/%" PRIu64 " %s page%s in %" PRIu64
                              " ms (fault, %u thread%s/node%s)",
                              r->plan->name, r->faulted, pp->target_total, page_size_name(pp->page_size, name),
+                             plural(pp->target_total),
                              (r->elapsed_ns + 500000) / 1000000, r->threads, r->threads == 1 ? "" : "s",
                              pp->threads_auto ? ", auto" : "");
                 if (k > 0 && (size_t) k < sizeof(line)) {
@@ -320,9 +321,9 @@ static void report_outcome(struct job *j, const struct topology *t, const struct
         if (!plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent)) {
                 tally->short_ = true;
                 if (!run->interrupted && !run->error)
-                        log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below the minimum of %u%% (MinPercent=, --min)",
+                        log_warning("%s pool: %" PRIu64 " of %" PRIu64 " page%s, below the minimum of %u%% (MinPercent=, --min)",
                                     page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
-                                    pp->target_total, min_percent);
+                                    pp->target_total, plural(pp->target_total), min_percent);
         }
 }
 
@@ -387,7 +388,7 @@ static int run(struct job *j, struct topology *t, const struct plan *p, struct r
         advise(j, shorts, tally.n_shorts, tally.n_shorts ? kernel_boot_alloc_threads(caps) : 0);
         /* a fill that could not run (out of memory for it, no threads) makes none either */
         if (p->n_reserves > 0 && r < 0) {
-                log_error("%zu reservation(s) not made: the fill could not run", p->n_reserves);
+                log_error("%zu reservation%s not made: the fill could not run", p->n_reserves, plural(p->n_reserves));
                 tally.failed = true;
         } else if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */

@@ -250,6 +250,7 @@ void ledger_count_fill(int rootfd, struct ledger *l, const struct topology *t, c
  * frees them, so no mapping loses a page. What it did is read back. */
 static void release_one(int rootfd, const struct topology *t, struct ledger_entry *e) {
         struct pool_counts now, after;
+        uint64_t given;
         char name[32];
         int r;
 
@@ -270,14 +271,16 @@ static void release_one(int rootfd, const struct topology *t, struct ledger_entr
                                   page_size_name(e->page_size, name), e->node);
                 return;
         }
+        given = now.nr > after.nr ? now.nr - after.nr : 0;
         if (after.surplus > now.surplus)
-                log_notice("ReleaseOnStop=: %s pool of node%u: %" PRIu64 " pages given back; %" PRIu64
-                           " in use are surplus now and leave the pool when freed",
-                           page_size_name(e->page_size, name), e->node, now.nr > after.nr ? now.nr - after.nr : 0,
-                           after.surplus - now.surplus);
+                log_notice("ReleaseOnStop=: %s pool of node%u: %" PRIu64 " page%s given back; %" PRIu64
+                           " in use %s surplus now and leave%s the pool when freed",
+                           page_size_name(e->page_size, name), e->node, given, plural(given),
+                           after.surplus - now.surplus, after.surplus - now.surplus == 1 ? "is" : "are",
+                           after.surplus - now.surplus == 1 ? "s" : "");
         else
-                log_info("ReleaseOnStop=: %s pool of node%u: %" PRIu64 " pages given back",
-                         page_size_name(e->page_size, name), e->node, now.nr > after.nr ? now.nr - after.nr : 0);
+                log_info("ReleaseOnStop=: %s pool of node%u: %" PRIu64 " page%s given back",
+                         page_size_name(e->page_size, name), e->node, given, plural(given));
         entry_seen(e, pool_counts_persistent(&after));
 }
 

@@ -83,6 +83,11 @@ rm -rf "$work/flat/sys/devices/system/node"
 [ -s "$work/err" ] && bad "status on a flat machine warns: $(cat "$work/err")"
 echo "ok: a machine without NUMA"
 
+# counts in words: one pool, not "1 pool(s)"
+"$HPFILLD" --check-config --root "$work/flat" --pool 2M:8 >"$work/out" 2>"$work/err" || bad "--check-config: $(cat "$work/err")"
+grep -qx "hpfilld: The configuration is good: 1 pool, 0 reservations planned on this machine" "$work/err" ||
+        bad "--check-config of one pool: $(cat "$work/err")"
+
 # the README's Monitoring section: its configuration is valid, and its command works
 if [ -n "${SOURCE_ROOT:-}" ]; then
         fake_machine "$work/machine" 1 4096
