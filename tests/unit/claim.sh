@@ -156,11 +156,16 @@ ln -s "$work/elsewhere" "$d"
 run 1 claim vm6 --pool 2M:2
 [ "$(ls -A "$work/elsewhere")" = "" ] || bad "written through a link: $(ls -A "$work/elsewhere")"
 rm "$d"
-# a directory others can write: refused
-mkdir -m 0777 "$d"
-chmod 0777 "$d"
-run 1 claim vm6 --pool 2M:2
-rmdir "$d"
+# a directory others can write, or its group: refused, nothing written in it
+for mode in 0777 0775 0757; do
+        mkdir "$d"
+        chmod "$mode" "$d"
+        run 1 claim vm6 --pool 2M:2
+        grep -q "run/hpfilld.conf.d is not root's, or others can write it: refused" "$work/err" ||
+                bad "claim in a directory of mode $mode: $(cat "$work/err")"
+        [ "$(ls -A "$d")" = "" ] || bad "written into a directory of mode $mode: $(ls -A "$d")"
+        rmdir "$d"
+done
 
 # a claim's file made bad by hand: unclaim removes it all the same (a release hook must be
 # able to), gives nothing back, and says so
