@@ -474,7 +474,8 @@ static int load_config(int rootfd, struct config *c, void *userdata, struct erro
                 static bool said; /* read again under the host lock: said once */
 
                 if (!said)
-                        log_info("%zu reservation(s) left out (--pools-only): for a later fill to make", c->n_reserves);
+                        log_info("%zu reservation%s left out (--pools-only): for a later fill to make", c->n_reserves,
+                                 plural(c->n_reserves));
                 said = true;
                 config_drop_reserves(c);
         }
@@ -543,6 +544,9 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
                 .record = &record,
                 .plan_from_cli = config->plan_from_cli,
                 .create_mounts = config->create_mounts,
+                /* the option, or a file's CreateMounts= */
+                .create_mounts_by = o->cli.set & 1u << setting_index(setting_by_key("CreateMounts")) ? "--create-mounts"
+                                                                                                  : "CreateMounts=yes",
         };
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         _cleanup_(fclosep) FILE *members = NULL;
@@ -589,8 +593,9 @@ static int run_once(const struct options *o, int rootfd, bool host, const struct
         }
         if (o->check_config) {
                 if (ret == EXIT_OK)
-                        log_info("The configuration is good: %zu pool(s), %zu reservation(s) planned on this machine",
-                                 config->n_pools, config->n_reserves);
+                        log_info("The configuration is good: %zu pool%s, %zu reservation%s planned on this machine",
+                                 config->n_pools, plural(config->n_pools), config->n_reserves,
+                                 plural(config->n_reserves));
                 fill_record_done(&record);
                 return ret;
         }
@@ -642,8 +647,8 @@ static void create_mounts(int rootfd, bool host, const struct config *c) {
                         continue;
                 page_size_name(rs->page_size, name);
                 if (!host) {
-                        log_warning("%s: no hugetlbfs mount for %s pages: --create-mounts mounts on the host's / only, "
-                                    "not under --root", rs->origin, name);
+                        log_warning("%s: no hugetlbfs mount for %s pages: CreateMounts= and --create-mounts mount on the "
+                                    "host's / only, not under --root", rs->origin, name);
                         continue;
                 }
                 if (hugetlbfs_mount_create(rootfd, rs->page_size, dir, sizeof(dir), &e) < 0)

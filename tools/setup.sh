@@ -20,7 +20,7 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # dependencies (not in a minbase root); tmux: the progress shown in a real terminal; strace: the
 # writes of a fill counted (tests/root/sysfs-writes.sh), the journal's entry seen synced before
 # the change it records (tests/root/journal.sh), the capabilities each command keeps seen dropped
-# before its first file (tests/root/privilege.sh), what the daemon opens (tests/unit/cli.sh);
+# before its first file (tests/root/privilege.sh), what the daemon opens (tests/unit/config-once.sh);
 # binutils: the binary's symbols (tests/unit/no-test-hooks.sh); valgrind: the instructions a run
 # executes, counted (bench/instructions.py, run by tests/root/bench-scripts.sh).
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps

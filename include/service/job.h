@@ -61,6 +61,8 @@ struct job {
         struct json_writer *json;
         bool plan_from_cli; /* for the report: the plan is the command line's (config.plan_from_cli) */
         bool create_mounts; /* a dry run: a page size without a hugetlbfs mount would get one (CreateMounts=) */
+        const char *create_mounts_by; /* what set it, as messages name it: "--create-mounts" or
+                                       * "CreateMounts=yes" (NULL: the latter) */
         bool mount_table_only; /* the mounts from the mount table, not libhugetlbfs (which keeps the
                                 * table it read first: a check before --create-mounts mounts) */
         uint64_t skips_said; /* internal: the reservations whose skip was said (bit i: the plan's

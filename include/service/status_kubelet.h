@@ -13,7 +13,7 @@
 
 struct kubelet_hold {
         uint64_t page_size;
-        int node;       /* -1: not known (a reservation the last fill did not make) */
+        int node;       /* -1: not known (a reservation the last fill did not make, several nodes) */
         uint64_t pages;
 };
 
@@ -24,7 +24,8 @@ void kubelet_quantity(uint64_t bytes, char buf[static 22]);
 /* Pure: the pages of the reservations on disk and of the last fill's claims, per page size and
  * node (sorted, summed): a reservation's pages split over the nodes the last fill asked them on
  * as the plan spreads a total (even, the remainder to the lowest nodes), one the record does
- * not know at node -1; a claim's on each node as the record's claim lines place them.
+ * not know on the only node with memory of d->t, or at node -1 where there are several (or
+ * none known); a claim's on each node as the record's claim lines place them.
  * Returns how many of @max were filled. */
 size_t kubelet_holds(const struct status_data *d, struct kubelet_hold *ret, size_t max);
 

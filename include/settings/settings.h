@@ -24,6 +24,9 @@ struct setting {
         const char *expected; /* what a value may be, for messages */
         int (*parse)(const char *value, void *field);
         size_t offset, size;  /* the field in struct config */
+        /* NULL, or what a parsed value must also pass on this machine (a directory's owner and
+         * mode): 0, or -errno with the reason in @e; refused there, the value is bad input */
+        int (*check)(const char *value, struct error *e);
 };
 
 extern const struct setting settings_table[];

@@ -17,6 +17,11 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* The "s" of a plural after a count: "%zu pool%s", n, plural(n) ("1 pool", "0 pools"). */
+static inline const char *plural(unsigned long long n) {
+        return n == 1 ? "" : "s";
+}
+
 static inline void freep(void *p) {
         free(*(void **) p);
 }

@@ -102,8 +102,8 @@ static int map_nodes(struct fault_pool *fp, int fd, const bool *skip) {
                                        (off_t) offset);
                 if (n->addr == MAP_FAILED) {
                         n->addr = NULL;
-                        (void) snprintf(what, sizeof(what), "mmap of %" PRIu64 " pages for node%u", n->pages,
-                                        pn->node);
+                        (void) snprintf(what, sizeof(what), "mmap of %" PRIu64 " page%s for node%u", n->pages,
+                                        plural(n->pages), pn->node);
                         return set_error(fp, -errno, what);
                 }
                 offset += len;

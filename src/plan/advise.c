@@ -95,19 +95,19 @@ void advise_bench_short(char *buf, size_t size, unsigned node, uint64_t got, uin
 
         page_size_name(page_size, name);
         if (adds > 1)
-                (void) snprintf(buf, size, "node%u got %" PRIu64 " of %" PRIu64 " pages: use a smaller --size", node,
-                                got, target);
+                (void) snprintf(buf, size, "node%u got %" PRIu64 " of %" PRIu64 " page%s: use a smaller --size", node,
+                                got, target, plural(target));
         else if (page_size >= PLAN_GIGANTIC)
                 /* alloc_contig_range() found no free range of the page's size: a smaller --size
                  * cannot ask for less than the one page it asked */
                 (void) snprintf(buf, size,
-                                "node%u got %" PRIu64 " of %" PRIu64 " pages: not one %s page could be allocated (no "
+                                "node%u got %" PRIu64 " of %" PRIu64 " page%s: not one %s page could be allocated (no "
                                 "free %s range left on the node: memory is fragmented); hugepagesz=%s hugepages= "
                                 "on the kernel command line gets them at boot",
-                                node, got, target, name, name, name);
+                                node, got, target, plural(target), name, name, name);
         else
                 (void) snprintf(buf, size,
-                                "node%u got %" PRIu64 " of %" PRIu64 " pages: not one %s page could be allocated (the "
+                                "node%u got %" PRIu64 " of %" PRIu64 " page%s: not one %s page could be allocated (the "
                                 "node has no free memory left)",
-                                node, got, target, name);
+                                node, got, target, plural(target), name);
 }

@@ -155,10 +155,10 @@ static int check_reserve_total(const struct topology *t, const struct pool_count
         if (need <= have)
                 return 0;
         return error_set(e, -EINVAL,
-                         "%s: %" PRIu64 " %s pages to reserve%s, but the %s pool will have only %" PRIu64
+                         "%s: %" PRIu64 " %s page%s to reserve%s, but the %s pool will have only %" PRIu64
                          " free for them: %" PRIu64 " free less %" PRIu64 " reserved by other mappings "
                          "(resv_hugepages; size the pool to include both)",
-                         rp->origin, need, page_size_name(rp->page_size, name),
+                         rp->origin, need, page_size_name(rp->page_size, name), plural(need),
                          need > own ? " with the reservations before it" : "",
                          name, have, free, resv[si]);
 }
@@ -185,9 +185,10 @@ int plan_check_reserves(const struct topology *t, const struct pool_counts *coun
 
                         if (need > have)
                                 return error_set(e, -EINVAL,
-                                                 "%s: node%u: %" PRIu64 " %s pages to reserve%s, but the %s pool will have "
+                                                 "%s: node%u: %" PRIu64 " %s page%s to reserve%s, but the %s pool will have "
                                                  "only %" PRIu64 " free there (size the pool to include its reservations)",
                                                  rp->origin, rn->node, need, page_size_name(rp->page_size, name),
+                                                 plural(need),
                                                  need > rn->target ? " with the reservations before it" : "",
                                                  name, have);
                 }

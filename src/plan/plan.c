@@ -274,9 +274,10 @@ static int plan_pool(const struct topology *t, const struct pool_counts *counts,
                 int cpu_node;
 
                 if (n->target > topology_node_limit(t, n->node_idx) / page_size)
-                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages%s are more than its memory",
+                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s page%s%s %s more than its memory",
                                          s->origin, n->node, n->target, page_size_name(page_size, name),
-                                         n_claims ? " (with the claims)" : "");
+                                         plural(n->target), n_claims ? " (with the claims)" : "",
+                                         n->target == 1 ? "is" : "are");
                 cpu_node = topology_cpu_node_for(t, n->node_idx);
                 n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
                 /* Surplus pages count as missing: a workload that holds them takes them out of
@@ -337,8 +338,9 @@ static int plan_reserve(const struct topology *t, const struct config *c, const 
                 int cpu_node = topology_cpu_node_for(t, n->node_idx);
 
                 if (n->target > topology_node_limit(t, n->node_idx) / rs->page_size)
-                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s pages are more than its memory",
-                                         rs->origin, n->node, n->target, page_size_name(rs->page_size, name));
+                        return error_set(e, -EINVAL, "%s: node%u: %" PRIu64 " %s page%s %s more than its memory",
+                                         rs->origin, n->node, n->target, page_size_name(rs->page_size, name),
+                                         plural(n->target), n->target == 1 ? "is" : "are");
                 n->cpu_node_idx = cpu_node >= 0 ? (size_t) cpu_node : n->node_idx;
                 n->action = n->target > 0 ? PLAN_GROW : PLAN_KEEP;
                 p->target_total += n->target;

@@ -44,9 +44,9 @@ void report_plan(FILE *f, const struct plan *p) {
                         char name[32];
 
                         if (n->surplus)
-                                fprintf(f, "%s: node%u: %" PRIu64 " surplus pages in use, %" PRIu64 " to promote\n",
+                                fprintf(f, "%s: node%u: %" PRIu64 " surplus page%s in use, %" PRIu64 " to promote\n",
                                         page_size_name(p->pools[i].page_size, name), n->node, n->surplus,
-                                        n->promote);
+                                        plural(n->surplus), n->promote);
                 }
         /* the method of each pool, and why */
         for (size_t i = 0; i < p->n_pools; i++) {
@@ -134,11 +134,12 @@ void report_pool_line(char *buf, size_t size, const struct plan_pool *p, const s
         page_size_name(p->page_size, name);
         if (pool_over(p, o->after, &larger, &in_use))
                 /* every node at its target or above: the pool as it is, and why above */
-                APPEND("%s pool: %" PRIu64 " pages, above the target of %" PRIu64 ", %s%s%s,", name,
-                       pool_total(p, o->after), p->target_total, larger ? "left alone" : "",
+                APPEND("%s pool: %" PRIu64 " page%s, above the target of %" PRIu64 ", %s%s%s,", name,
+                       pool_total(p, o->after), plural(pool_total(p, o->after)), p->target_total, larger ? "left alone" : "",
                        larger && in_use ? "; " : "", in_use ? "pages in use are surplus now, until freed" : "");
         else
-                APPEND("%s pool: %" PRIu64 "/%" PRIu64 " pages", name, plan_pool_obtained(p, o->after), p->target_total);
+                APPEND("%s pool: %" PRIu64 "/%" PRIu64 " page%s", name, plan_pool_obtained(p, o->after), p->target_total,
+                       plural(p->target_total));
         if (in_use_surplus)
                 APPEND(", %" PRIu64 " page%s in use %s surplus now, until freed", in_use_surplus,
                        in_use_surplus == 1 ? "" : "s", in_use_surplus == 1 ? "is" : "are");

@@ -78,8 +78,8 @@ static int restore(struct bench *b) {
                 if (r >= 0)
                         r = pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
                 if (r < 0 || now != b->found[i]) {
-                        log_warning("node%u: could not put the pool back to %" PRIu64 " pages", b->t.nodes[i].id,
-                                    b->found[i]);
+                        log_warning("node%u: could not put the pool back to %" PRIu64 " page%s", b->t.nodes[i].id,
+                                    b->found[i], plural(b->found[i]));
                         ret = r < 0 ? r : -EBUSY;
                 }
         }

@@ -78,9 +78,9 @@ static void progress(const struct job_status *st, void *userdata) {
                 char name[32];
 
                 n += (size_t) snprintf(status + n, n < sizeof(status) ? sizeof(status) - n : 0,
-                                       "%s%s %" PRIu64 "/%" PRIu64 " pages", i ? ", " : "",
+                                       "%s%s %" PRIu64 "/%" PRIu64 " page%s", i ? ", " : "",
                                        page_size_name(st->pools[i].page_size, name), st->pools[i].added,
-                                       st->pools[i].wanted);
+                                       st->pools[i].wanted, plural(st->pools[i].wanted));
                 added += st->pools[i].added;
         }
         if (added > d->last_added)

@@ -97,7 +97,7 @@ static int run(struct job *j, struct session *s, const struct plan *p, struct re
         job_advise(j, shorts, tally.n_shorts, tally.n_shorts ? kernel_boot_alloc_threads(caps) : 0);
         /* a fill that could not run (out of memory for it, no threads) makes none either */
         if (p->n_reserves > 0 && r < 0) {
-                log_error("%zu reservation(s) not made: the fill could not run", p->n_reserves);
+                log_error("%zu reservation%s not made: the fill could not run", p->n_reserves, plural(p->n_reserves));
                 tally.failed = true;
         } else if (p->n_reserves > 0 && !stop_requested(j->stop)) {
                 /* its errors are the reservations' own, reported with them */

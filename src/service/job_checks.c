@@ -174,8 +174,9 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
 
                                 hugetlbfs_mount_place(p->reserves[i].pool.page_size,
                                                       hugetlbfs_default_page_size(j->rootfd), place, sizeof(place));
-                                log_info("%s: no hugetlbfs mount for its pages yet: --create-mounts mounts one at /%s",
-                                         p->reserves[i].pool.origin, place);
+                                log_info("%s: no hugetlbfs mount for its pages yet: %s mounts one at /%s",
+                                         p->reserves[i].pool.origin,
+                                         j->create_mounts_by ? j->create_mounts_by : "CreateMounts=yes", place);
                                 continue;
                         }
                         /* No hugetlbfs mount for its size is the configuration's: nothing starts

@@ -58,8 +58,8 @@ void job_tick_progress(void *userdata) {
                 if (st.pools[i].wanted == 0 || st.pools[i].added == p->logged[i])
                         continue;
                 p->logged[i] = st.pools[i].added;
-                log_debug("%s pool: %" PRIu64 " of %" PRIu64 " pages added so far", page_size_name(pp->page_size, name),
-                          st.pools[i].added, st.pools[i].wanted);
+                log_debug("%s pool: %" PRIu64 " of %" PRIu64 " page%s added so far", page_size_name(pp->page_size, name),
+                          st.pools[i].added, st.pools[i].wanted, plural(st.pools[i].wanted));
         }
         if (p->job->progress)
                 p->job->progress(&st, p->job->userdata);
@@ -132,9 +132,10 @@ void job_report_reserves(struct job *j, const struct reserve_run *runs, size_t n
                 char name[32], line[PATH_MAX + 256];
                 int k;
 
-                k = snprintf(line, sizeof(line), "%s reservation: %" PRIu64 "/%" PRIu64 " %s pages in %" PRIu64
+                k = snprintf(line, sizeof(line), "%s reservation: %" PRIu64 "/%" PRIu64 " %s page%s in %" PRIu64
                              " ms (fault, %u thread%s/node%s)",
                              r->plan->name, r->faulted, pp->target_total, page_size_name(pp->page_size, name),
+                             plural(pp->target_total),
                              (r->elapsed_ns + 500000) / 1000000, r->threads, r->threads == 1 ? "" : "s",
                              pp->threads_auto ? ", auto" : "");
                 if (k > 0 && (size_t) k < sizeof(line)) {
@@ -282,8 +283,8 @@ void job_report_outcome(struct job *j, const struct topology *t, const struct po
         if (!plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent)) {
                 tally->short_ = true;
                 if (!run->interrupted && !run->error)
-                        log_warning("%s pool: %" PRIu64 " of %" PRIu64 " pages, below the minimum of %u%% (MinPercent=, --min)",
+                        log_warning("%s pool: %" PRIu64 " of %" PRIu64 " page%s, below the minimum of %u%% (MinPercent=, --min)",
                                     page_size_name(pp->page_size, name), plan_pool_obtained(pp, after),
-                                    pp->target_total, min_percent);
+                                    pp->target_total, plural(pp->target_total), min_percent);
         }
 }

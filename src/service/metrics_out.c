@@ -20,53 +20,15 @@
 #include "util/fileio.h"
 #include "util/log.h"
 #include "util/macro.h"
-#include "util/owner.h"
 #include "util/replace.h"
-
-/* The directory of @path (the host's, absolute), walked from / with no symbolic link followed
- * (open_beneath()), and then checked: root's or ours, and writable by no one else. Whoever
- * owns a directory on the way can swap what is below it for a link (Debian's
- * /var/lib/prometheus is prometheus's, node-exporter/ below it root's); the descriptors of the
- * walk keep to the directories checked whatever is renamed after. */
-static int metrics_dir_open(const char *path, const char **ret_name, struct error *e) {
-        _cleanup_(closep) int rootfd = -1, dirfd = -1;
-        const char *slash = strrchr(path, '/');
-        char dir[PATH_MAX], who[128];
-        struct stat st;
-
-        if (path[0] != '/' || !slash || !slash[1])
-                return error_set(e, -EINVAL, "%s: not an absolute path to a file", path);
-        if ((size_t) (slash - path) + 2 >= sizeof(dir))
-                return error_set(e, -ENAMETOOLONG, "%s: too long", path);
-        memcpy(dir, path, (size_t) (slash - path) + 1);
-        dir[slash - path + 1] = 0;
-        rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-                return error_set(e, -errno, "/: %m");
-        dirfd = open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-        if (dirfd == -ELOOP)
-                return error_set(e, dirfd, "%s: a symbolic link on its way: refused (name the directory itself)", dir);
-        if (dirfd < 0)
-                return error_set(e, dirfd, "%s: %s", dir, strerror(-dirfd));
-        if (fstat(dirfd, &st) < 0)
-                return error_set(e, -errno, "%s: %m", dir);
-        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-                owner_name(st.st_uid, who, sizeof(who));
-                return error_set(e, -EPERM,
-                                 "%s belongs to %s, mode %04o: refused (it must be root's or hpfilld's and writable "
-                                 "by no one else)",
-                                 dir, who, (unsigned) (st.st_mode & 07777));
-        }
-        *ret_name = slash + 1;
-        return TAKE_FD(dirfd);
-}
+#include "util/trusted_dir.h"
 
 int metrics_write_atomic(const char *path, const char *text, size_t len, struct error *e) {
         _cleanup_(closep) int dirfd = -1;
         const char *name;
         int r;
 
-        dirfd = metrics_dir_open(path, &name, e);
+        dirfd = trusted_dir_open(path, &name, e);
         if (dirfd < 0)
                 return dirfd;
         r = replace_file_at(dirfd, name, text, len, true);
@@ -280,7 +242,7 @@ int metrics_refresh_file(int rootfd, const char *path, struct error *e) {
         r = render_recorded(rootfd, &text, &len);
         if (r < 0)
                 return error_set(e, r, "%s: %s", path, strerror(-r));
-        dirfd = metrics_dir_open(path, &name, e);
+        dirfd = trusted_dir_open(path, &name, e);
         if (dirfd < 0)
                 return dirfd;
         /* what node_exporter reads already: not written again (no rename every interval) */

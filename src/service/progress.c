@@ -13,7 +13,8 @@ void progress_line(char *buf, size_t size, uint64_t page_size, uint64_t added, u
         char name[32];
         int n;
 
-        n = snprintf(buf, size, "%s pool: %" PRIu64 "/%" PRIu64 " pages", page_size_name(page_size, name), added, wanted);
+        n = snprintf(buf, size, "%s pool: %" PRIu64 "/%" PRIu64 " page%s", page_size_name(page_size, name), added, wanted,
+                     plural(wanted));
         if (n < 0 || (size_t) n >= size)
                 return;
         /* no rate before the first page: nothing to say how long the rest takes */

@@ -51,7 +51,22 @@ static int hold_compare(const void *a, const void *b) {
         return x->page_size < y->page_size ? -1 : x->page_size > y->page_size;
 }
 
+/* The id of the only node with memory (where every huge page is), or -1: none, or several. */
+static int only_memory_node(const struct topology *t) {
+        int id = -1;
+
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                if (!t->nodes[i].has_memory)
+                        continue;
+                if (id >= 0)
+                        return -1;
+                id = (int) t->nodes[i].id;
+        }
+        return id;
+}
+
 size_t kubelet_holds(const struct status_data *d, struct kubelet_hold *ret, size_t max) {
+        int only = only_memory_node(&d->t);
         size_t n = 0;
 
         for (int i = 0; i < d->n_reserves; i++) {
@@ -70,7 +85,7 @@ size_t kubelet_holds(const struct status_data *d, struct kubelet_hold *ret, size
                         p = *end ? end + 1 : end;
                 }
                 if (k == 0) {
-                        add(ret, &n, max, f->page_size, -1, f->pages);
+                        add(ret, &n, max, f->page_size, only, f->pages);
                         continue;
                 }
                 for (size_t j = 0; j < k; j++)
@@ -84,15 +99,18 @@ size_t kubelet_holds(const struct status_data *d, struct kubelet_hold *ret, size
         return n;
 }
 
-/* The pages of each page size whatever the node, for --system-reserved: "hugepages-2Mi=512Mi,..." */
-static void per_size(const struct kubelet_hold *h, size_t n, const char *sep, const char *eq, FILE *f,
-                     const char *prefix) {
+/* The pages of each page size whatever the node, of the holds on a known node (@placed) or of
+ * the others, for --system-reserved: "hugepages-2Mi=512Mi,...". Returns how many sizes. */
+static size_t per_size(const struct kubelet_hold *h, size_t n, bool placed, const char *sep, const char *eq,
+                       FILE *f, const char *prefix) {
         uint64_t sizes[16];
         size_t n_sizes = 0;
 
         for (size_t i = 0; i < n; i++) {
                 size_t s;
 
+                if ((h[i].node >= 0) != placed)
+                        continue;
                 for (s = 0; s < n_sizes && sizes[s] != h[i].page_size; s++)
                         ;
                 if (s == n_sizes && n_sizes < ELEMENTSOF(sizes))
@@ -103,34 +121,30 @@ static void per_size(const struct kubelet_hold *h, size_t n, const char *sep, co
                 char name[32], q[32];
 
                 for (size_t i = 0; i < n; i++)
-                        if (h[i].page_size == sizes[s])
+                        if (h[i].page_size == sizes[s] && (h[i].node >= 0) == placed)
                                 pages += h[i].pages;
                 kubelet_resource_name(sizes[s], name);
                 kubelet_quantity(pages * sizes[s], q);
                 fprintf(f, "%s%s%s%s", s ? sep : prefix, name, eq, q);
         }
+        return n_sizes;
 }
 
-void status_print_kubelet(const struct status_data *d, FILE *f) {
-        struct kubelet_hold h[KUBELET_HOLDS_MAX];
-        size_t n = kubelet_holds(d, h, ELEMENTSOF(h));
-        bool unknown = false;
+/* The flags, and what to do where the kubelet takes none: the reservations the kubelet checks
+ * (Memory Manager, Static policy) are refused where --reserved-memory and --system-reserved do
+ * not add up to the same, so both count the same pages, those on known nodes. */
+static void print_flags(const struct kubelet_hold *h, size_t n, size_t placed, FILE *f) {
         char name[32], q[32];
 
-        if (n == 0) {
-                fprintf(f, "# No huge pages are held outside pods by hpfilld's reservations and claims: nothing to reserve\n");
-                return;
+        if (placed > 0) {
+                fprintf(f, "# Kubernetes 1.38 and later, with the alpha feature gate SystemReservedHugepages (KEP-6252):\n"
+                           "--feature-gates=SystemReservedHugepages=true\n");
+                per_size(h, n, true, ",", "=", f, "--system-reserved=");
+                fprintf(f, "\n# Kubernetes 1.38 and later, the same gate, Memory Manager policy Static; adding up to the above:\n");
         }
-        fprintf(f, "# The huge pages hpfilld's reservations and claims hold outside pods, for the kubelet (Kubernetes\n"
-                   "# 1.38+ with the alpha feature gate SystemReservedHugepages, KEP-6252; merge them with the values\n"
-                   "# you have):\n");
-        per_size(h, n, ",", "=", f, "--system-reserved=");
-        fputc('\n', f);
         for (size_t i = 0; i < n; i++) {
-                if (h[i].node < 0) {
-                        unknown = true;
+                if (h[i].node < 0)
                         continue;
-                }
                 if (i == 0 || h[i - 1].node != h[i].node)
                         fprintf(f, "--reserved-memory=%d:", h[i].node);
                 else
@@ -139,11 +153,39 @@ void status_print_kubelet(const struct status_data *d, FILE *f) {
                 kubelet_quantity(h[i].pages * h[i].page_size, q);
                 fprintf(f, "%s=%s%s", name, q, i + 1 == n || h[i + 1].node != h[i].node ? "\n" : "");
         }
-        if (unknown)
-                fprintf(f, "# Some are on nodes the last fill's record does not name (a reservation an earlier\n"
-                           "# fill made): add them to a node's --reserved-memory yourself, or run a fill that makes it.\n");
-        fprintf(f, "\n# Or in the KubeletConfiguration:\nfeatureGates:\n  SystemReservedHugepages: true\nsystemReserved:\n");
-        per_size(h, n, "\n  ", ": ", f, "  ");
+        if (placed < n) {
+                per_size(h, n, false, ",", "=", f, "# Not above: ");
+                fprintf(f, ", on nodes the last fill's record does not name (a reservation an\n"
+                           "# earlier fill made): add them by hand to one node's --reserved-memory and to --system-reserved\n"
+                           "# (the kubelet refuses the two where they differ), or run a fill that makes it.\n");
+        }
+        fprintf(f, "# Kubelets before 1.38, or without the gate, refuse huge pages in --system-reserved (and so a\n"
+                   "# --reserved-memory that counts them) and do not start. Leave both out there: these pages then\n"
+                   "# count as allocatable, offered to pods that cannot get them.\n"
+                   "# Instead order the kubelet after hpfilld and restart it after each change of the pools (the\n"
+                   "# kubelet recipe: /usr/share/doc/hpfilld/examples/kubelet/10-hpfilld.conf), and keep the pods'\n"
+                   "# huge page requests within the pool less these pages.\n");
+}
+
+void status_print_kubelet(const struct status_data *d, FILE *f) {
+        struct kubelet_hold h[KUBELET_HOLDS_MAX];
+        size_t n = kubelet_holds(d, h, ELEMENTSOF(h)), placed = 0;
+        char name[32], q[32];
+
+        if (n == 0) {
+                fprintf(f, "# No huge pages are held outside pods by hpfilld's reservations and claims: nothing to reserve\n");
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                placed += h[i].node >= 0;
+        fprintf(f, "# The huge pages hpfilld's reservations and claims hold outside pods, for the kubelet; merge\n"
+                   "# them with the values you have, then restart it.\n");
+        print_flags(h, n, placed, f);
+        if (placed == 0)
+                return;
+        fprintf(f, "\n# Or in the KubeletConfiguration (Kubernetes 1.38 and later, the same gate and policy):\n"
+                   "featureGates:\n  SystemReservedHugepages: true\nsystemReserved:\n");
+        per_size(h, n, true, "\n  ", ": ", f, "  ");
         fprintf(f, "\nreservedMemory:\n");
         for (size_t i = 0; i < n; i++) {
                 if (h[i].node < 0)
@@ -167,14 +209,15 @@ void status_json_kubelet(const struct status_data *d, struct json_writer *w) {
         json_begin_object(w);
         for (size_t i = 0; i < n; i++) {
                 uint64_t pages = 0;
-                bool first = true;
+                bool first = h[i].node >= 0;
 
-                for (size_t k = 0; k < n && first; k++)
-                        first = !(k < i && h[k].page_size == h[i].page_size);
+                /* the pages on known nodes, as reserved_memory adds them up */
+                for (size_t k = 0; k < i && first; k++)
+                        first = !(h[k].node >= 0 && h[k].page_size == h[i].page_size);
                 if (!first)
                         continue;
                 for (size_t k = 0; k < n; k++)
-                        if (h[k].page_size == h[i].page_size)
+                        if (h[k].node >= 0 && h[k].page_size == h[i].page_size)
                                 pages += h[k].pages;
                 kubelet_resource_name(h[i].page_size, name);
                 kubelet_quantity(pages * h[i].page_size, q);

@@ -44,9 +44,9 @@ static void print_pools(const struct status_data *d, FILE *f) {
                         any_target |= !!want;
                 }
                 if (any_target)
-                        fprintf(f, "%-5s %-7s target %" PRIu64 " pages (%.2f GiB), the pools hold %" PRIu64
+                        fprintf(f, "%-5s %-7s target %" PRIu64 " page%s (%.2f GiB), the pools hold %" PRIu64
                                    " (%.2f GiB)\n",
-                                name, "all", wanted, gib(wanted, ps), held, gib(held, ps));
+                                name, "all", wanted, plural(wanted), gib(wanted, ps), held, gib(held, ps));
                 fprintf(f, "%-5s %-7s reserved %" PRIu64 ", overcommit %" PRIu64 "\n", name, "all",
                         pool_global_counter(d->rootfd, ps, "resv_hugepages"),
                         pool_global_counter(d->rootfd, ps, "nr_overcommit_hugepages"));

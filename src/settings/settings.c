@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "settings/settings.h"
+#include "util/trusted_dir.h"
 
 static int parse_mode(const char *value, void *field) {
         return fill_mode_from_string(value, field);
@@ -72,6 +73,13 @@ static int parse_metrics_file(const char *value, void *field) {
         return 0;
 }
 
+/* The directory the file goes to, checked before anything is done: a fill that would end with
+ * a file it refuses to write is not started (metrics_write_atomic() checks again when it
+ * writes). One that is not there yet is no bad input: the write says so. */
+static int check_metrics_file(const char *value, struct error *e) {
+        return *value ? trusted_dir_check(value, e) : 0;
+}
+
 #define FIELD(f) .offset = offsetof(struct config, f), .size = sizeof(((struct config *) NULL)->f)
 
 const struct setting settings_table[] = {
@@ -84,7 +92,7 @@ const struct setting settings_table[] = {
         { "ReleaseOnStop", NULL, NULL, 0, false, "yes or no", parse_yes_no, FIELD(release_on_stop) },
         { "CreateMounts", NULL, "create-mounts", 0, true, "yes or no", parse_yes_no, FIELD(create_mounts) },
         { "MetricsFile", NULL, "metrics-file", 0, false, "empty or an absolute file path", parse_metrics_file,
-          FIELD(metrics_file) },
+          FIELD(metrics_file), .check = check_metrics_file },
         { "MetricsInterval", NULL, NULL, 0, false, "seconds from 0 to 86400", parse_interval,
           FIELD(metrics_interval_s) },
 };
@@ -110,9 +118,19 @@ const struct setting *setting_by_word(const char *word) {
 int setting_apply(const struct setting *s, enum setting_source source, const char *where, const char *value,
                   struct config *c, struct error *e) {
         int r = s->parse(value, (char *) c + s->offset);
+        struct error why = {};
 
         if (r == -ENOMEM)
                 return r;
+        if (r >= 0 && s->check && s->check(value, &why) < 0)
+                switch (source) {
+                case SOURCE_FILE:
+                        return error_set(e, -EINVAL, "%s: %s=%s: %s", where, s->key, value, why.msg);
+                case SOURCE_CMDLINE:
+                        return error_set(e, -EINVAL, "kernel command line: hpfilld.%s=%s: %s", s->word, value, why.msg);
+                case SOURCE_OPTION:
+                        return error_set(e, -EINVAL, "--%s '%s': %s", s->option, value, why.msg);
+                }
         if (r < 0)
                 switch (source) {
                 case SOURCE_FILE:

@@ -91,9 +91,9 @@ static void settle(struct state_store *st) {
                         now = from;
                 }
                 moved = state_intent_settle(&st->s, 0, now);
-                note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " pages by a command that ended "
+                note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a command that ended "
                      "before it was done: %" PRIu64 " page%s %s, counted as the owners'",
-                     page_size_name(p->page_size, name), p->node, from, to, moved, moved == 1 ? "" : "s",
+                     page_size_name(p->page_size, name), p->node, from, to, plural(to), moved, plural(moved),
                      to > from ? "added" : "given back");
         }
         for (size_t i = 0; i < st->s.n_pools; i++) {

@@ -7,7 +7,8 @@
 # tests/vm/systemd.sh) in a chroot. Debian 12's package is built on the host (Debian 12); Debian
 # 13's in a Debian 13 build root with debian/control's Build-Depends (tests/vm/rootfs.sh's
 # rootfs_build_deb; the build is cached, shared with vm-systemd-trixie). Then:
-# the files are in place, /etc/hpfilld.conf is a conffile with the source's content and fills
+# every variable of debian/control defined, the files are in place (the alert rules and the
+# JSON schema as they are, not compressed), /etc/hpfilld.conf is a conffile with the source's content and fills
 # nothing (`hpfilld --once --dry-run` has nothing to do), hpfilld.service is enabled (the
 # sysinit.target.wants symlink) but nothing was started (no process, no /run/hpfilld), the
 # initramfs-tools trigger put hpfilld into the initramfs, a changed conffile survives a
@@ -36,6 +37,11 @@ ROOT=$WORK/root
 rootfs_build_deb "$WORK"
 version=$DEB_VERSION
 grep -E '^(Ok|Fail|Skipped): ' "$WORK/build.log" | sed 's/^/dh_auto_test: /'
+# every substitution variable of debian/control defined (debian/rules), on every release: an
+# empty ${hpfilld:Breaks} where none is needed, not a warning and a guess
+if grep -E 'substitution variable \$\{hpfilld:[^}]*\} used, but is not defined' "$WORK/build.log"; then
+        fail "dpkg-gencontrol warned of a variable of ours not defined (above)"
+fi
 
 # lintian: no error; the rest is shown (debian/hpfilld.lintian-overrides explains what it overrides)
 lintian --display-info --pedantic --show-overrides "$CHANGES" >"$WORK/lintian.log" 2>&1 || true
@@ -96,7 +102,12 @@ done
 hook=usr/share/doc/hpfilld/examples/libvirt/qemu-hook
 [ -f "$ROOT/$hook" ] && [ -x "$ROOT/$hook" ] || fail "the package installed no executable /$hook"
 cmp -s "$ROOT/$hook" "$SOURCE_ROOT/doc/recipes/libvirt/qemu-hook" || fail "/$hook is not doc/recipes/libvirt/qemu-hook"
-ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs, the recipes, the libvirt hook (executable)"
+# the alert rules and the JSON schema, as they are (not compressed: a file to load and to read)
+for f in hpfilld-alerts.yml hpfilld-json.schema.json; do
+        cmp -s "$ROOT/usr/share/doc/hpfilld/$f" "$SOURCE_ROOT/doc/$f" ||
+                fail "/usr/share/doc/hpfilld/$f is not doc/$f: $(ls "$ROOT/usr/share/doc/hpfilld/")"
+done
+ok "the daemon, the unit, the conffile, both man pages, the completion, the initramfs hook, the docs, the recipes, the libvirt hook (executable), the alert rules and the JSON schema"
 version_out=$(rootfs_chroot /usr/sbin/hpfilld --version) || fail "hpfilld --version failed in the root"
 [[ $version_out == "hpfilld $version"* ]] || fail "hpfilld --version says '$version_out', expected $version"
 ok "the installed binary runs: $(echo "$version_out" | head -n 1)"

@@ -5,13 +5,22 @@
 # only (a workload's pages stay: a smaller nr_hugepages would make them surplus), never another
 # claim's or the [Pool]'s; a bad claim is exit 2 with nothing changed. In a mount namespace of
 # its own: /run/hpfilld.conf.d and /run/hpfilld are the test's (tmpfs), so that no claim of
-# this host is read or left (run under flock /tmp/hpfilld-host.lock, as the root suite is).
+# this host is read or left, and the host's configuration files are masked (run under flock
+# /tmp/hpfilld-host.lock, as the root suite is).
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 [ -n "${IN_OWN_MOUNT_NS:-}" ] || { echo "SKIP: no mount namespace of its own (unshare)"; exit 77; }
 
+# the host's configuration (every host with the package has /etc/hpfilld.conf) masked in this
+# namespace, an empty file or directory over it: every claim's configuration is the test's own
+: >"$WORK/empty.conf"
+mkdir "$WORK/empty.d"
 for f in /etc/hpfilld.conf /etc/hpfilld.conf.d /usr/lib/hpfilld.conf.d; do
-        [ -e "$f" ] && { echo "SKIP: $f on this host would be part of every claim's configuration"; exit 77; }
+        if [ -d "$f" ]; then
+                mount --bind "$WORK/empty.d" "$f"
+        elif [ -e "$f" ]; then
+                mount --bind "$WORK/empty.conf" "$f"
+        fi
 done
 for d in /run/hpfilld.conf.d /run/hpfilld; do
         if [ ! -d "$d" ]; then

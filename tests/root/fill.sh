@@ -101,7 +101,7 @@ assert r.returncode == 0, r.returncode
 assert count("nr_hugepages") == 10 and count("free_hugepages") == 0, (count("nr_hugepages"), count("free_hugepages"))
 # the kernel keeps the pages in use, as surplus pages (set_max_huge_pages()): 1 persistent
 assert count("surplus_hugepages") == 9, count("surplus_hugepages")
-assert "2M pool: 1/1 pages, 9 pages in use are surplus now, until freed" in r.stdout, r.stdout
+assert "2M pool: 1/1 page, 9 pages in use are surplus now, until freed" in r.stdout, r.stdout
 assert "20 -> 1 (target 1, the pages above it are in use: surplus now, they leave the pool when freed)" in r.stdout, r.stdout
 m[0] = 2  # still ours
 m.close()

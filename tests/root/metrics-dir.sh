@@ -3,8 +3,9 @@
 # MetricsFile= through a directory someone else can swap: Debian's layout (/var/lib/prometheus
 # owned by prometheus, node-exporter/ below it root's), copied under the test's directory, with
 # the prometheus user (or nobody) as the neighbour. Whether node-exporter/ is swapped for a link
-# (to a directory of root's outside) or for a directory of the neighbour's, the fill writes no
-# file through it and warns, naming the directory; the real /var/lib/prometheus/node-exporter
+# (to a directory of root's outside) or for a directory of the neighbour's, the run is refused
+# before the fill (exit 2, bad input), naming the directory, and writes no file through it (the
+# same check when the file is written keeps to that during a fill); the real /var/lib/prometheus/node-exporter
 # keeps working, its file readable by the prometheus user. Fills of the empty 2 MiB pool to
 # nothing (nothing changes), under --root with the host's sys and proc, so that the fill record
 # stays in the test's own run/hpfilld.
@@ -26,6 +27,9 @@ as_user() { setpriv --reuid="$user" --regid="$group" --clear-groups "$@"; }
 fill_to() { # PATH: a fill that changes nothing, its metrics to PATH
         expect_rc 0 "$HPFILLD" --once --root "$root" --pool 2M:0 --shrink --metrics-file "$1"
 }
+refused_to() { # PATH: the same, refused (exit 2) for PATH's directory
+        expect_rc 2 "$HPFILLD" --once --root "$root" --pool 2M:0 --shrink --metrics-file "$1"
+}
 
 # Debian's layout: the parent the user's, node-exporter/ root's; the way there searchable
 chmod 0755 "$WORK"
@@ -43,23 +47,23 @@ echo "ok: the layout as Debian has it: $prom written"
 # the neighbour swaps node-exporter/ for a link to a directory of root's elsewhere
 as_user mv "$lib/node-exporter" "$lib/node-exporter.old"
 as_user ln -s "$WORK/elsewhere" "$lib/node-exporter"
-fill_to "$prom"
+refused_to "$prom"
 [ -z "$(ls -A "$WORK/elsewhere")" ] || fail "files written through the link: $(ls -A "$WORK/elsewhere")"
-expect_in "$WORK/err" "Cannot write the metrics: $lib/node-exporter/: a symbolic link on its way: refused"
+expect_in "$WORK/err" "--metrics-file '$prom': $lib/node-exporter/: a symbolic link on its way: refused"
 echo "ok: node-exporter/ swapped for a link: $(cat "$WORK/err")"
 
 # ... or for a directory of its own
 as_user rm "$lib/node-exporter"
 as_user mkdir -m 0755 "$lib/node-exporter"
-fill_to "$prom"
+refused_to "$prom"
 [ -z "$(ls -A "$lib/node-exporter")" ] || fail "files written into $user's directory: $(ls -A "$lib/node-exporter")"
-expect_in "$WORK/err" "Cannot write the metrics: $lib/node-exporter/ belongs to user '$user' \\(uid [0-9]+\\), mode 0755: refused"
+expect_in "$WORK/err" "--metrics-file '$prom': $lib/node-exporter/ belongs to user '$user' \\(uid [0-9]+\\), mode 0755: refused"
 echo "ok: node-exporter/ swapped for the user's own: $(cat "$WORK/err")"
 
 # a directory of root's that others can write is refused as well
 mkdir -m 0777 "$WORK/open"
 chmod 0777 "$WORK/open"
-fill_to "$WORK/open/hpfilld.prom"
+refused_to "$WORK/open/hpfilld.prom"
 [ -z "$(ls -A "$WORK/open")" ] || fail "files written into a directory anyone can write"
 expect_in "$WORK/err" "belongs to user 'root' \\(uid 0\\), mode 0777: refused"
 echo "ok: a directory others can write: $(cat "$WORK/err")"

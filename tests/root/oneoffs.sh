@@ -69,6 +69,15 @@ expect_in "$WORK/err" "no hugetlbfs mount for 2M pages \(--create-mounts makes o
 expect_rc 0 "$HPFILLD" --once --dry-run --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "no hugetlbfs mount for its pages yet: --create-mounts mounts one at /dev/hugepages"
 ! mountpoint -q /dev/hugepages || fail "--dry-run --create-mounts mounted /dev/hugepages"
+# CreateMounts=yes in a file: --check-config and --dry-run name the setting, not the option
+printf '[Fill]\nCreateMounts=yes\n[Pool]\nPageSize=2M\nAmount=node%s=8\n[Reserve]\nName=cm\nPageSize=2M\nAmount=4\nNode=%s\n' \
+        "$first" "$first" >"$WORK/cm.conf"
+expect_rc 0 "$HPFILLD" --check-config --config "$WORK/cm.conf"
+expect_in "$WORK/err" "cm.conf:6: no hugetlbfs mount for its pages yet: CreateMounts=yes mounts one at /dev/hugepages"
+grep -q -- "--create-mounts" "$WORK/err" && fail "--check-config with CreateMounts=yes names the option: $(cat "$WORK/err")"
+expect_rc 0 "$HPFILLD" --once --dry-run --config "$WORK/cm.conf" --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_in "$WORK/err" "no hugetlbfs mount for its pages yet: CreateMounts=yes mounts one at /dev/hugepages"
+! mountpoint -q /dev/hugepages || fail "--check-config with CreateMounts=yes mounted /dev/hugepages"
 expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "Mounted hugetlbfs for 2M pages at /dev/hugepages \(CreateMounts=, --create-mounts\); it stays mounted"
 line=$(awk '$2 == "/dev/hugepages"' /proc/self/mounts)

@@ -114,12 +114,12 @@ G1=$NODES/node$first/hugepages/hugepages-1048576kB/nr_hugepages
 if [ -w "$G1" ] && [ "$(cat "$G1")" = 0 ] && { echo 1 >"$G1"; } 2>/dev/null && [ "$(cat "$G1")" = 1 ]; then
         echo 0 >"$G1"
         POOLS="[Pool]\nPageSize=2M\nAmount=node$first=20\n[Pool]\nPageSize=1G\nAmount=node$first=1\n" conf ReleaseOnStop=yes
-        start "1G pool: 1/1 pages"
+        start "1G pool: 1/1 page on"
         stop
         expect_nr 0 "two pools: 2M"
         [ "$(cat "$G1")" = 0 ] || fail "two pools: node$first holds $(cat "$G1") 1G pages"
         expect_in "$WORK/derr.rest" "ReleaseOnStop=: 2M pool of node$first: 20 pages given back$"
-        expect_in "$WORK/derr.rest" "ReleaseOnStop=: 1G pool of node$first: 1 pages given back$"
+        expect_in "$WORK/derr.rest" "ReleaseOnStop=: 1G pool of node$first: 1 page given back$"
         echo "ok: two pools, both given back and named"
 else
         echo 0 >"$G1" 2>/dev/null || true

@@ -35,7 +35,7 @@ echo "ok: sysfs under init_on_alloc: $(grep '^sysfs' "$work/out")"
 fake_machine "$work/m" 1 8192
 fake_grant "$work/m" 0 1048576 0
 bench 1 --page-size 1G --size 1G
-grep -qF "node0 got 0 of 1 pages: not one 1G page could be allocated" "$work/err" ||
+grep -qF "node0 got 0 of 1 page: not one 1G page could be allocated" "$work/err" ||
         bad "1G short: $(cat "$work/err")"
 ! grep -q "smaller --size" "$work/err" || bad "1G short of the one page asked: a smaller --size advised: $(cat "$work/err")"
 echo "ok: 1G, none granted: $(grep 'node0 got' "$work/err")"

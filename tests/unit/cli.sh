@@ -55,16 +55,7 @@ want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $wo
 timeout 10 "$HPFILLD" --root "$work/root" >"$work/out" 2>"$work/err" || true
 want="hpfilld: No pools configured in $work/root/etc/hpfilld.conf, *.conf in $work/root/usr/lib/hpfilld.conf.d, $work/root/run/hpfilld.conf.d, $work/root/etc/hpfilld.conf.d, the kernel command line and the options: idle until reloaded"
 [ "$(head -n 1 "$work/err")" = "$want" ] || bad "the bare daemon with nothing configured: '$(head -n 1 "$work/err")'"
-# the daemon reads its configuration once at the start: main.c's check of it is what it runs on
-if command -v strace >/dev/null; then
-        printf '[Fill]\n' >"$work/root/etc/hpfilld.conf"
-        timeout 10 strace -f -qq -e trace=openat,openat2 -o "$work/trace" "$HPFILLD" --root "$work/root" >/dev/null 2>&1 || true
-        n=$(grep -c 'etc/hpfilld.conf"' "$work/trace" || true)
-        [ "$n" = 1 ] || bad "the daemon opened its configuration $n times at the start, not once"
-        rm "$work/root/etc/hpfilld.conf"
-else
-        echo "skip: how often the daemon reads its configuration (no strace)"
-fi
+# (how often the daemon reads its configuration: tests/unit/config-once.sh, which needs strace)
 rc=0
 "$HPFILLD" --once --config "$work/root/etc/none.conf" >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] || bad "--config of a missing file exited $rc"
@@ -82,6 +73,11 @@ rm -rf "$work/flat/sys/devices/system/node"
 "$HPFILLD" status --root "$work/flat" >"$work/out" 2>"$work/err" || bad "status on a flat machine: $(cat "$work/err")"
 [ -s "$work/err" ] && bad "status on a flat machine warns: $(cat "$work/err")"
 echo "ok: a machine without NUMA"
+
+# counts in words: one pool, not "1 pool(s)"
+"$HPFILLD" --check-config --root "$work/flat" --pool 2M:8 >"$work/out" 2>"$work/err" || bad "--check-config: $(cat "$work/err")"
+grep -qx "hpfilld: The configuration is good: 1 pool, 0 reservations planned on this machine" "$work/err" ||
+        bad "--check-config of one pool: $(cat "$work/err")"
 
 # the README's Monitoring section: its configuration is valid, and its command works
 if [ -n "${SOURCE_ROOT:-}" ]; then

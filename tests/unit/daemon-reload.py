@@ -4,7 +4,7 @@
 fails (exit 1) and says so; with one, it returns only when the daemon's reload fill is done:
 while the host lock is held elsewhere the fill waits and so does the command; once the lock is
 let go it exits 0 with the new plan's pages there. A bad configuration: exit 2, the one in use
-kept. On a fake tree under --root; waits on the daemon's messages and the command's exit."""
+kept. A fill that comes back short: exit 3. On a fake tree under --root; waits on the daemon's messages and the command's exit."""
 import fcntl
 import os
 import subprocess
@@ -54,6 +54,16 @@ def test(hpfilld, work, root, notify):
     out = p.communicate(timeout=LIMIT)[0]
     if p.returncode != 2 or "NoSuchKey" not in out or nr() != 10:
         fail("hpfilld reload of a bad configuration: exit %d, %d pages: %s" % (p.returncode, nr(), out))
+    notify.until("READY=1")
+
+    # a reload whose fill comes back short (the fake kernel grants 12 of 20): exit 3, as the fill's
+    write(pool + "nr_hugepages.fake-max", "12\n")
+    write(root + "/etc/hpfilld.conf", "[Pool]\nPageSize=2M\nAmount=node0=20\n")
+    p = reload()
+    out = p.communicate(timeout=LIMIT)[0]
+    if p.returncode != 3 or nr() != 12:
+        fail("hpfilld reload of a fill that came back short: exit %d, %d pages, expected 3 and 12: %s"
+             % (p.returncode, nr(), out))
     notify.until("READY=1")
     stop(d, notify)
 

@@ -200,7 +200,7 @@ echo "ok: --reserve's owner=, group=, mode=, mount= checked before anything is w
 # reservation then has no mount (exit 2)
 fake_machine "$work/m" 1 4096
 run 2 --once --create-mounts --pool 2M:node0=8 --reserve cm:2M:4@node0
-grep -q "no hugetlbfs mount for 2M pages: --create-mounts mounts on the host's / only, not under --root" "$work/err" ||
+grep -q "no hugetlbfs mount for 2M pages: CreateMounts= and --create-mounts mount on the host's / only, not under --root" "$work/err" ||
         bad "--create-mounts under --root: $(cat "$work/err")"
 echo "ok: --create-mounts under --root mounts nothing, and says so"
 passed

@@ -79,6 +79,7 @@ TEST(test_bench_short) {
         advise_bench_short(buf, sizeof(buf), 0, 0, 1, 1, UINT64_C(2) << 20);
         CHECK(strstr(buf, "smaller --size") == NULL);
         CHECK_STR_CONTAINS(buf, "not one 2M page could be allocated (the node has no free memory left)");
+        CHECK_STR_CONTAINS(buf, "node0 got 0 of 1 page: ");
 }
 
 int main(void) {

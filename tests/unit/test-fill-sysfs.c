@@ -230,6 +230,9 @@ TEST(test_fake_tree_shrink) {
         CHECK_EQ(f.error, 0);
         CHECK_EQ(fake_node_nr(&s.r, 0, 2048), 10);
         CHECK_EQ(fake_node_nr(&s.r, 1, 2048), 10);
+        /* what the report says: the counts read back after the writes, the shrink's too */
+        CHECK_EQ(f.after[0], 10);
+        CHECK_EQ(f.after[1], 10);
         sysfs_fill_done(&f);
         teardown(&s);
 }

@@ -523,6 +523,7 @@ TEST(test_budget_lagging_nodes) {
                 { 1, 6 * GB, 24 * GB, { "2M:24G" }, 0, "node0: 24576 MiB of huge pages planned (2M 24576 MiB (--pool 2M:24G)), more than the 23952 MiB left of its 24576 MiB of memory after 623 MiB of headroom" },
                 /* the same without the machine's count: the nodes' counts are all there is */
                 { 1, 6 * GB, 0, { "2M:8G" }, 0, "node0: 4096 2M pages are more than its memory" },
+                { 1, 512 * MB, 0, { "1G:node0=1" }, 0, "node0: 1 1G page is more than its memory" },
                 { 1, 6 * GB, 0, { "2M:5800M" }, 0, "node0: 5800 MiB of huge pages planned" },
                 /* two nodes of 2 GB counted in a machine of 16: each node may hold what no node
                  * counts yet, the sum must fit in the machine */
@@ -599,6 +600,9 @@ TEST(test_reserve_fits) {
         } cases[] = {
                 { { "r:vm1:2M:100@0" }, 0, 0, false, false, "vm1:2M:100@0: node0: 100 2M pages to reserve, but the 2M pool will have only 0 free" },
                 { { "r:vm1:2M:100@0" }, 100, 100, false, true, NULL },
+                /* one page: "page" */
+                { { "r:vm1:2M:1@0" }, 0, 0, false, false, "vm1:2M:1@0: node0: 1 2M page to reserve, but the 2M pool will have only 0 free" },
+                { { "r:vm1:2M:1" }, 0, 0, false, false, "vm1:2M:1: node0: 1 2M page to reserve, but" },
                 { { "r:vm1:2M:100@0" }, 100, 60, false, false, "only 60 free" },
                 { { "2M:node0=140", "r:vm1:2M:100@0" }, 100, 60, false, true, NULL },
                 { { "2M:node0=139", "r:vm1:2M:100@0" }, 100, 60, false, false, "only 99 free" },

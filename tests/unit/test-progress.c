@@ -13,6 +13,8 @@ TEST(test_line) {
         CHECK(strcmp(buf, "2M pool: 512/2048 pages, 2.0 GiB/s, 2 s left") == 0);
         progress_line(buf, sizeof(buf), 1024 * MB, 0, 4, 300000000);
         CHECK(strcmp(buf, "1G pool: 0/4 pages, starting") == 0);
+        progress_line(buf, sizeof(buf), 1024 * MB, 0, 1, 300000000);
+        CHECK(strcmp(buf, "1G pool: 0/1 page, starting") == 0);
         progress_line(buf, sizeof(buf), 2 * MB, 10, 10, 1000000000);
         CHECK(strcmp(buf, "2M pool: 10/10 pages, 0.0 GiB/s, 0 s left") == 0);
         /* cut to the buffer, still a string */

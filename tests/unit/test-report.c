@@ -39,6 +39,11 @@ TEST(test_pool_lines) {
                   "2M pool: 0/0 pages on 1 node", "node0: 100 -> 0 (target 0)" },
                 { { { .node = 0, .now = 0, .target = 512, .action = PLAN_GROW } }, 1, { 512 },
                   "2M pool: 512/512 pages on 1 node", "node0: 0 -> 512 (target 512)" },
+                /* one page: "page", not "pages" */
+                { { { .node = 0, .now = 0, .target = 1, .action = PLAN_GROW } }, 1, { 1 },
+                  "2M pool: 1/1 page on 1 node", "node0: 0 -> 1 (target 1)" },
+                { { { .node = 0, .now = 1, .target = 0, .action = PLAN_LARGER } }, 1, { 1 },
+                  "2M pool: 1 page, above the target of 0, left alone", "node0: 1 -> 1" },
                 /* a short node wins: the line counts what was obtained */
                 { { { .node = 0, .now = 0, .target = 150, .action = PLAN_GROW },
                     { .node = 1, .now = 200, .target = 150, .action = PLAN_LARGER } }, 2, { 141, 200 },

@@ -11,7 +11,7 @@ expect_topology 0-1 0-1
 [ -d "$(dirname "$(node_file 1 1048576 nr_hugepages)")" ] || fail "node1 has no 1 GiB pool"
 expect_counts 1048576 0 0
 expect_rc 0 $HPFILLD --once --pool 1G:node1=1
-expect_in $OUT "^1G pool: 1/1 pages on 1 node in [0-9.]+ m?s \(sysfs, 1 writer\)"
+expect_in $OUT "^1G pool: 1/1 page on 1 node in [0-9.]+ m?s \(sysfs, 1 writer\)"
 expect_in $OUT "^  node1: 0 -> 1 \(target 1\)$"
 expect_counts 1048576 0 1
 expect_eq "global 1G nr_hugepages" "$(cat $HP/hugepages-1048576kB/nr_hugepages)" 1

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --metrics-file and MetricsFile= in a directory that others can write (a mode 1777 /tmp, a
+# group-writable one) or through a symbolic link are bad input: refused before the fill, exit
+# status 2 naming the option or the file and line, no page added and no file written. A
+# directory that is not there (yet) is no bad input: the fill stands and the write warns.
+set -eu
+: "${HPFILLD:?}"
+. "$(dirname "$0")/fake-tree.sh"
+need_fake_kernel
+work_dir
+fake_machine "$work/m" 1 4096 2048
+pool=$work/m/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
+mkdir -m 0755 "$work/good"
+mkdir "$work/open" "$work/group"
+chmod 1777 "$work/open"
+chmod 0775 "$work/group"
+ln -s good "$work/link"
+
+# refused WHERE ARG...: exit 2, the refusal named after WHERE, nothing filled, no file
+refused() {
+        where=$1 before=$fails
+        shift
+        echo 0 >"$pool"
+        run 2 --once --pool 2M:8 "$@"
+        grep -q "^hpfilld: $where.*: refused" "$work/err" || bad "$*: the refusal not named: $(cat "$work/err")"
+        [ "$(cat "$pool")" = 0 ] || bad "$*: the pool was filled: $(cat "$pool")"
+        written=$(find "$work/open" "$work/group" "$work/good" -mindepth 1)
+        [ -z "$written" ] || bad "$*: a file written: $written"
+        [ "$fails" != "$before" ] || echo "ok: $*: $(head -n 1 "$work/err")"
+}
+refused "--metrics-file '$work/open/x.prom': $work/open/ belongs to .*, mode 1777" --metrics-file "$work/open/x.prom"
+refused "--metrics-file '$work/group/x.prom': $work/group/ belongs to .*, mode 0775" --metrics-file "$work/group/x.prom"
+refused "--metrics-file '$work/link/x.prom': $work/link/: a symbolic link on its way" --metrics-file "$work/link/x.prom"
+printf '[Fill]\nMetricsFile=%s\n' "$work/open/x.prom" >"$work/open.conf"
+refused "$work/open.conf:2: MetricsFile=$work/open/x.prom: $work/open/ belongs to .*, mode 1777" --config "$work/open.conf"
+# --check-config says so too
+run 2 --check-config --config "$work/open.conf"
+grep -q "^hpfilld: $work/open.conf:2: MetricsFile=" "$work/err" || bad "--check-config: $(cat "$work/err")"
+
+# a directory of one's own, writable by no one else: filled and written
+run 0 --once --pool 2M:8 --metrics-file "$work/good/x.prom"
+[ "$(cat "$pool")" = 8 ] || bad "the fill beside a good --metrics-file: $(cat "$pool")"
+grep -q '^hpfilld_pool_pages{size="2M",node="0"} 8$' "$work/good/x.prom" || bad "no metrics in $work/good/x.prom"
+# a directory not there: the fill stands, the write warns
+run 0 --once --pool 2M:8 --metrics-file "$work/none/x.prom"
+grep -q "Cannot write the metrics: $work/none/: No such file or directory, ignoring" "$work/err" ||
+        bad "a missing directory: $(cat "$work/err")"
+echo "ok: a good directory written, a missing one a warning"
+passed
