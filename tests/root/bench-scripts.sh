@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The bench scripts the README quotes run here at tiny sizes: each exits 0, prints its table,
-# and leaves the pools, their overcommit and vm.hugetlb_optimize_vmemmap as it found them (the
-# timings themselves are never asserted). matrix.py's VM cells are the vm suite's bench-cell.
+# The bench scripts the README and doc/performance.md quote run here at tiny sizes: each exits 0,
+# prints its table, and leaves the pools, their overcommit and vm.hugetlb_optimize_vmemmap as it
+# found them (the timings themselves are never asserted). matrix.py's VM cells are the vm suite's
+# bench-cell.
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$SOURCE_ROOT/bench

@@ -9,8 +9,10 @@ command -v promtool >/dev/null || { echo "SKIP: no promtool (package prometheus)
 promtool check rules "$doc/hpfilld-alerts.yml"
 cd "$doc"
 promtool test rules hpfilld-alerts-test.yml
-# the copy in hpfilld(8): the block from "groups:" to the end of the example
-sed -n '/^Two alert rules/,/^# /p' "$SOURCE_ROOT/man/hpfilld.8.scd" | sed -n '/^groups:$/,/^```$/p' | sed '$d' >"${TMPDIR:-/tmp}/hpfilld-man-alerts.$$.yml"
+# the copy in hpfilld(8): the block from "groups:" to the end of the example (indented by a tab
+# there, under status)
+sed -n '/^\t*Two alert rules/,/^# /p' "$SOURCE_ROOT/man/hpfilld.8.scd" | sed 's/^\t//' |
+        sed -n '/^groups:$/,/^```$/p' | sed '$d' >"${TMPDIR:-/tmp}/hpfilld-man-alerts.$$.yml"
 trap 'rm -f "${TMPDIR:-/tmp}/hpfilld-man-alerts.$$.yml"' EXIT
 grep -q 'alert: HugePagePoolShort' "${TMPDIR:-/tmp}/hpfilld-man-alerts.$$.yml" || { echo "FAIL: no alert rules found in hpfilld.8.scd"; exit 1; }
 promtool check rules "${TMPDIR:-/tmp}/hpfilld-man-alerts.$$.yml"
