@@ -28,6 +28,7 @@
 #include "service/job.h"
 #include "service/session.h"
 #include "state/rundir.h"
+#include "state/store.h"
 #include "service/metrics_out.h"
 #include "service/notify.h"
 #include "service/privilege.h"
@@ -402,6 +403,7 @@ static int release(int rootfd, bool host, const struct options *o, struct stop *
         for (size_t i = 0; i < o->n_release; i++)
                 if (release_one(&s, o->release[i]) != EXIT_OK)
                         ret = EXIT_FAIL;
+        session_give_back_gone(&s);
         if (session_close(&s) < 0)
                 ret = EXIT_FAIL;
         return ret;
@@ -504,6 +506,19 @@ static const char *config_sources(const struct options *o, char *buf, size_t siz
         return buf;
 }
 
+/* Whether the state holds claims (hpfilld claim), which a fill of the configuration refills */
+static bool state_has_claims(int rootfd) {
+        struct state s = {};
+        struct error e = {};
+        bool any = false;
+
+        if (state_store_read(rootfd, &s, &e) >= 0)
+                for (size_t i = 0; i < s.n_owners && !any; i++)
+                        any = s.owners[i].kind == OWNER_CLAIM && !s.owners[i].gone;
+        state_done(&s);
+        return any;
+}
+
 /* The first line of a report whose plan is the command line's */
 #define PLAN_FROM_CLI \
         "Plan from the command line (--pool, --reserve): the configuration's pools, reservations and claims are not used"
@@ -524,6 +539,8 @@ static int fill_once(struct job *j, const struct options *o, struct stop *stop) 
                 ret = EXIT_USAGE;
         } else
                 ret = job_fill(j, &s, &now);
+        if (ret != EXIT_USAGE)
+                session_give_back_gone(&s);
         config_done(&now);
         if (session_close(&s) < 0 && (ret == EXIT_OK || ret == EXIT_SHORT))
                 ret = EXIT_FAIL;
@@ -691,7 +708,8 @@ static int run(const struct options *o, struct stop *stop) {
                 ret = EXIT_USAGE;
                 goto out;
         }
-        if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0 && (o->once || o->dry_run || o->check_config)) {
+        if (config.n_pools == 0 && config.n_reserves == 0 && config.n_claims == 0 && (o->once || o->dry_run || o->check_config) &&
+            (config.plan_from_cli || !state_has_claims(rootfd))) {
                 log_info("No pools configured in %s, nothing to do", config_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
                 if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) { .plan_from_cli = config.plan_from_cli }) < 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A command's time with the pools: the topology read, the state open under the host lock and
- * settled (what a command that died left, put right and said), the free pages of owners given
- * back handed back. Every command that changes a pool runs inside one. */
+ * settled (what a command that died left, put right and said). Every command that changes a
+ * pool runs inside one. */
 #pragma once
 
 #include "kernel/topology.h"
@@ -16,9 +16,13 @@ struct session {
         bool discard; /* the changes to the state since it was last saved are dropped at the close (a plan refused) */
 };
 
-/* Reads the topology, opens the store (state_store_open()), says what settling it found, and
- * gives back what gone owners hold that is free. A negative errno, said. */
+/* Reads the topology, opens the store (state_store_open()) and says what settling it found. A
+ * negative errno, said. */
 int session_open(struct session *s, int rootfd, bool host, const struct state_open_options *o);
+/* The free pages of owners given back (a claim whose pages were in use when it was unclaimed,
+ * bench's) leave, whichever pool they are in: by every command that goes on to change the
+ * pools (one that refuses to, changes nothing). */
+void session_give_back_gone(struct session *s);
 /* The state saved (tidied; not with @discard), the lock let go, the topology dropped. */
 int session_close(struct session *s);
 /* Which owners a give-back takes pages from */

@@ -273,6 +273,8 @@ static int claim_run(struct claim_cmd *c) {
                 return EXIT_FAIL;
         }
         ret = c->unclaim ? unclaim_here(c, &s) : claim_here(c, &s, &stop);
+        if (ret != EXIT_USAGE)
+                session_give_back_gone(&s);
         if (session_close(&s) < 0 && ret != EXIT_USAGE)
                 ret = EXIT_FAIL;
         metrics_after_fill(rootfd, c->metrics_file);

@@ -145,6 +145,8 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 return EXIT_USAGE;
         }
         r = job_fill(&j, &s, reload ? &fresh : &d->config);
+        if (r != EXIT_USAGE)
+                session_give_back_gone(&s);
         (void) session_close(&s);
         if (reload && r != EXIT_USAGE) {
                 config_done(&d->config);
@@ -518,6 +520,7 @@ static void stop(struct daemon *d) {
                 log_warning("The state is left as it is: the next command sees this daemon has ended");
                 return;
         }
+        session_give_back_gone(&s);
         if (d->config.release_on_stop) {
                 int o = state_owner_find(&s.st.s, "config");
 

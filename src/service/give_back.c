@@ -204,6 +204,7 @@ static int give_back_run(struct give_back *g, int rootfd) {
                           (int) s.st.s.daemon_pid);
                 ret = EXIT_FAIL;
         } else {
+                session_give_back_gone(&s);
                 give_back_reserves(g, &s);
                 if (session_give_back(&s, not_claimed, NULL, given, g) < 0)
                         g->failed = true;

@@ -13,9 +13,7 @@
 #include "util/number.h"
 #include "util/shown.h"
 
-/* The pages of owners given back (an unclaim whose pages were in use then, bench's) that are free
- * now leave; gone owners and bench first, whichever pool they are in */
-static void give_back_gone(struct session *s) {
+void session_give_back_gone(struct session *s) {
         struct state *st = &s->st.s;
 
         for (size_t p = 0; p < st->n_pools; p++) {
@@ -59,7 +57,6 @@ int session_open(struct session *s, int rootfd, bool host, const struct state_op
         s->open = true;
         if (*s->st.notes)
                 log_lines(LOG_NOTICE, s->st.notes);
-        give_back_gone(s);
         return 0;
 }
 
