@@ -145,11 +145,13 @@ dom vm4 "<memory unit='MiB'>768</memory>" \
         "<numatune><memnode cellid='0' nodeset='0'/><memnode cellid='1' nodeset='1'/></numatune>"
 expect "page size per cell" vm4 prepare begin 0 "claim libvirt-vm4 --pool 1G:node0=1 --pool 2M:node1=128"
 
-# odd names: escaped byte for byte, each a name hpfilld takes; too long: the UUID
+# odd names: escaped byte for byte, each a name hpfilld takes; too long: libvirt_UUID, a form no
+# escaped name takes (a domain named as that UUID is libvirt-UUID: no two domains share a claim)
 dom x "<memory unit='MiB'>2</memory>" "<hugepages/>"
 long=$(printf 'v%.0s' $(seq 1 56))
 for pair in "web_1 libvirt-web_5f1" "a b libvirt-a_20b" "Db.prod-2 libvirt-Db.prod-2" "été libvirt-_c3_a9t_c3_a9" \
-        "x'y\"z libvirt-x_27y_22z" "${long%v} libvirt-${long%v}" "$long libvirt-0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13"; do
+        "x'y\"z libvirt-x_27y_22z" "${long%v} libvirt-${long%v}" "$long libvirt_0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13" \
+        "0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13 libvirt-0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13"; do
         name=${pair% *} claim=${pair##* }
         expect "name '$name'" "$name" prepare begin 0 "claim $claim --pool 2M:1"
         expect "name '$name' released" "$name" release end 0 "unclaim $claim"
@@ -226,6 +228,6 @@ PATH=$work/bin
 dom vm7 "<memory unit='MiB'>64</memory>" "<hugepages/>"
 expect "no xmllint, release" vm7 release end 0 "unclaim libvirt-vm7"
 dom "$long" "<memory unit='MiB'>64</memory>" "<hugepages/>"
-expect "no xmllint, release by UUID" "$long" release end 0 "unclaim libvirt-0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13"
+expect "no xmllint, release by UUID" "$long" release end 0 "unclaim libvirt_0f8e2b5c-3d41-4e8a-9a6b-2c7d1e9f0a13"
 PATH=$saved_path
 passed
