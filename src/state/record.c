@@ -118,10 +118,12 @@ void fill_record_format(FILE *f, const struct fill_record *r) {
         for (size_t i = 0; i < r->n_sizes; i++)
                 fprintf(f, "last-size %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %d\n", r->sizes[i].page_size,
                         r->sizes[i].elapsed_ns, r->sizes[i].rounds, r->sizes[i].rounds_total, r->sizes[i].met);
+        /* a reservation not made has no path: "-" */
         for (size_t i = 0; i < r->n_reserves; i++)
                 fprintf(f, "last-reserve %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s %s\n", r->reserves[i].name,
                         r->reserves[i].page_size, r->reserves[i].pages, r->reserves[i].target, r->reserves[i].state,
-                        *r->reserves[i].nodes ? r->reserves[i].nodes : "-", r->reserves[i].path);
+                        *r->reserves[i].nodes ? r->reserves[i].nodes : "-",
+                        *r->reserves[i].path ? r->reserves[i].path : "-");
         put_text_line(f, "last-summary", r->summary, sizeof(r->summary));
         put_text_line(f, "last-next-boot", r->next_boot, sizeof(r->next_boot));
 }
@@ -153,12 +155,12 @@ int fill_record_parse_line(struct fill_record *r, const char *line) {
                 k = take_text_line(line, "last-next-boot", r->next_boot, sizeof(r->next_boot));
         if (k != 0)
                 return k;
-        /* NODES: "0,1", or "-" for none named; PATH: the rest of the line */
+        /* NODES: "0,1", or "-" for none named; PATH: the rest of the line, an absolute path or "-" */
         if (sscanf(line, "last-reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c,
                    &i, nodes, &n) == 6 &&
-            n > 0 && i >= 0 && i < _MR_MAX && line[n] == '/') {
+            n > 0 && i >= 0 && i < _MR_MAX && (line[n] == '/' || strcmp(line + n, "-") == 0)) {
                 k = fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) i,
-                                            strcmp(nodes, "-") == 0 ? "" : nodes, line + n);
+                                            strcmp(nodes, "-") == 0 ? "" : nodes, line[n] == '-' ? "" : line + n);
                 return k == -EINVAL ? -EBADMSG : k < 0 ? k : 1;
         }
         return -EBADMSG;

@@ -46,6 +46,8 @@ static struct fill_record sample_record(void) {
         CHECK_EQ(fill_record_add_target(&r, 2 * MB, 1, 300), 0);
         CHECK_EQ(fill_record_add_reserve(&r, "vm\"1", 2 * MB, 0, 64, MR_SHORT, "0,1", "/dev/hugepages/hpfilld/vm\"1"), 0);
         CHECK_EQ(fill_record_add_reserve(&r, "any", 2 * MB, 4, 4, MR_READY, "", "/dev/hugepages/hpfilld/any"), 0);
+        /* one not made (an owner unknown): no path */
+        CHECK_EQ(fill_record_add_reserve(&r, "none", 2 * MB, 0, 4, MR_FAILED, "0", ""), 0);
         CHECK(fill_record_add_reserve(&r, "bad", 2 * MB, 4, 4, MR_READY, "0 1", "/x") < 0);
         CHECK_EQ(fill_record_add_claim(&r, "vm2", 2 * MB, 1, 32, "/run/hpfilld.conf.d/50-claim vm2.conf"), 0);
         CHECK_EQ(fill_record_add_claim(&r, "vm\x1b", 2 * MB, 1, 32, "/x"), -EINVAL);
@@ -162,7 +164,9 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.sizes[0].met, 0);
         /* the targets and claims are the state's own, not the record's */
         CHECK_EQ(back.n_targets, 0);
-        CHECK_EQ(back.n_reserves, 2);
+        CHECK_EQ(back.n_reserves, 3);
+        CHECK(strcmp(back.reserves[2].path, "") == 0);
+        CHECK_EQ(back.reserves[2].state, MR_FAILED);
         CHECK(strcmp(back.reserves[0].name, "vm\"1") == 0);
         CHECK(strcmp(back.reserves[0].path, "/dev/hugepages/hpfilld/vm\"1") == 0);
         CHECK_EQ(back.reserves[0].state, MR_SHORT);

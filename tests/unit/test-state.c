@@ -376,6 +376,49 @@ TEST(test_text_refused) {
         }
 }
 
+/* Whatever a fill records, the state written parses: random records (names, paths with spaces and
+ * control characters, none, texts of any bytes), formatted and parsed back */
+TEST(test_written_parses) {
+        unsigned seed = 1;
+
+        for (int round = 0; round < 2000; round++) {
+                struct state s = { .next_seq = 0 }, back = {};
+                struct fill_record *r = &s.record;
+                struct error e = {};
+                char path[64], name[16], *text;
+
+                r->valid = true;
+                r->time_ns = rand_r(&seed);
+                r->exit_status = rand_r(&seed) % 256;
+                for (size_t i = 0; i < sizeof(r->summary) - 1 && i < (size_t) (rand_r(&seed) % 300); i++)
+                        r->summary[i] = (char) (1 + rand_r(&seed) % 255);
+                for (int k = rand_r(&seed) % 4; k > 0; k--) {
+                        size_t n = (size_t) (rand_r(&seed) % 20);
+
+                        (void) snprintf(name, sizeof(name), "r%d", k);
+                        path[0] = 0;
+                        if (n > 0) {
+                                path[0] = '/';
+                                for (size_t i = 1; i < n; i++)
+                                        path[i] = (char) (' ' + rand_r(&seed) % 95);
+                                path[n] = 0;
+                        }
+                        (void) fill_record_add_reserve(r, name, 2 * MB, (uint64_t) k, 4,
+                                                       (enum metrics_reserve_state) (rand_r(&seed) % _MR_MAX),
+                                                       k % 2 ? "0,1" : "", path);
+                }
+                text = format(&s);
+                if (state_parse(text, &back, &e) < 0) {
+                        fprintf(stderr, "written, not parsed (%s):\n%s", e.msg, text);
+                        exit(1);
+                }
+                CHECK_EQ(back.record.n_reserves, r->n_reserves);
+                free(text);
+                state_done(&s);
+                state_done(&back);
+        }
+}
+
 int main(void) {
         RUN(test_owner_names);
         RUN(test_see_order);
@@ -388,5 +431,6 @@ int main(void) {
         RUN(test_tidy);
         RUN(test_text_round_trip);
         RUN(test_text_refused);
+        RUN(test_written_parses);
         return 0;
 }
