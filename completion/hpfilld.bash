@@ -77,14 +77,14 @@ _hpfilld_mounts() {
         done <"$1/proc/mounts" 2>/dev/null
 }
 
-# _hpfilld_claims ROOT: the claims hpfilld claim wrote (ROOT/run/hpfilld.conf.d/50-claim-NAME.conf)
+# _hpfilld_claims ROOT: the claims hpfilld claim made, as the state has them (ROOT/run/hpfilld/state,
+# its lines "owner claim:NAME SEQ active ...")
 _hpfilld_claims() {
-        local f n
-        for f in "$1"/run/hpfilld.conf.d/50-claim-*.conf; do
-                [ -f "$f" ] || continue
-                n=${f##*/50-claim-}
-                echo "${n%.conf}"
-        done
+        local kind name seq how rest
+        [ -r "$1/run/hpfilld/state" ] || return 0
+        while read -r kind name seq how rest; do
+                [[ $kind == owner && $name == claim:* && $how == active ]] && echo "${name#claim:}"
+        done <"$1/run/hpfilld/state"
 }
 
 # _hpfilld_values OPTION CUR ROOT: COMPREPLY, the values of OPTION that start with CUR (whole

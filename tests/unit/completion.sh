@@ -13,9 +13,9 @@ fake=$work/root
 mkdir -p "$fake/sys/kernel/mm/hugepages/hugepages-2048kB" "$fake/sys/kernel/mm/hugepages/hugepages-1048576kB" \
         "$fake/sys/kernel/mm/hugepages/hugepages-64kB" \
         "$fake/sys/devices/system/node/node0" "$fake/sys/devices/system/node/node1" "$fake/proc" \
-        "$fake/dev/hugepages/hpfilld" "$fake/mnt/huge1g/hpfilld" "$fake/run/hpfilld.conf.d"
-: >"$fake/run/hpfilld.conf.d/50-claim-vm3.conf"
-: >"$fake/run/hpfilld.conf.d/50-claim-db2.conf"
+        "$fake/dev/hugepages/hpfilld" "$fake/mnt/huge1g/hpfilld" "$fake/run/hpfilld.conf.d" "$fake/run/hpfilld"
+printf 'hpfilld-state 1\nseq 3\nowner config 1 active\nowner claim:db2 2 active 2M:1\nowner claim:vm3 3 active 2M:2\nowner claim:old 4 gone\nend\n' \
+        >"$fake/run/hpfilld/state"
 : >"$fake/run/hpfilld.conf.d/10-admin.conf"
 : >"$fake/dev/hugepages/hpfilld/vm1"
 : >"$fake/dev/hugepages/hpfilld/vm2"
@@ -56,7 +56,7 @@ expect "status" hpfilld s
 expect "bench" hpfilld b
 expect "claim" hpfilld cl
 expect "unclaim" hpfilld u
-# claim's options, and unclaim's names: the claims hpfilld claim wrote
+# claim's options, and unclaim's names: the claims in the state (not one given back)
 expect "--pool" hpfilld claim vm1 --po
 expect "node0= node1=" hpfilld claim "${R[@]}" vm1 --pool 2M : ""
 expect "db2 vm3" hpfilld unclaim "${R[@]}" ""
