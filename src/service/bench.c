@@ -111,6 +111,22 @@ static int announce(struct bench *b, const struct plan_pool *pp) {
         return state_change_begin(&b->st, in, n);
 }
 
+/* A node the run left short: a bench's numbers mean nothing then; said, with what would help */
+static int check_short(struct bench *b, const struct plan_pool *pp) {
+        for (size_t i = 0; i < pp->n_nodes; i++) {
+                uint64_t now;
+                char advice[320];
+
+                if (pool_read_persistent(b->rootfd, &b->t, pp->nodes[i].node, b->page_size, &now) >= 0 &&
+                    now < pp->nodes[i].target) {
+                        advise_bench_short(advice, sizeof(advice), pp->nodes[i].node, now, pp->nodes[i].target,
+                                           b->bytes_per_node / b->page_size, b->page_size);
+                        return log_error_errno(-ENOMEM, "%s", advice);
+                }
+        }
+        return 0;
+}
+
 /* One fill from the found state to found + bytes_per_node on every node with memory. */
 static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
         enum fill_mode mode = row->mode;
@@ -179,17 +195,8 @@ static int one_run(struct bench *b, struct bench_row *row, uint64_t *ret_us) {
                 r = log_error_errno(runs[0].error, "%s: %m", runs[0].error_what ? runs[0].error_what : "fill");
         if (r >= 0 && stop_requested(&b->stop))
                 r = -EINTR;
-        for (size_t i = 0; r >= 0 && i < p.pools[0].n_nodes; i++) {
-                uint64_t now;
-                char advice[320];
-
-                if (pool_read_persistent(b->rootfd, &b->t, p.pools[0].nodes[i].node, b->page_size, &now) >= 0 &&
-                    now < p.pools[0].nodes[i].target) {
-                        advise_bench_short(advice, sizeof(advice), p.pools[0].nodes[i].node, now,
-                                           p.pools[0].nodes[i].target, b->bytes_per_node / b->page_size, b->page_size);
-                        r = log_error_errno(-ENOMEM, "%s", advice);
-                }
-        }
+        if (r >= 0)
+                r = check_short(b, &p.pools[0]);
         fill_runs_done(runs, 1);
         plan_done(&p);
         return r;

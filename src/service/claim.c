@@ -57,6 +57,39 @@ static void claim_help(void) {
                "See hpfilld(8).\n");
 }
 
+/* --pool SIZE:AMOUNT: checked, its page size one of its own; EXIT_OK, or an exit status */
+static int option_pool(struct claim_cmd *c, char *value) {
+        struct pool_spec spec;
+        struct error e = {};
+        uint64_t *sizes;
+        char **l;
+        int r;
+
+        if (c->unclaim)
+                return claim_usage("unclaim takes no --pool: it gives back all of the claim");
+        r = parse_pool_spec(value, &spec, &e);
+        if (r < 0)
+                return claim_usage("--pool '%s': %s", value, e.msg);
+        r = amount_has_zero(&spec.amount);
+        amount_done(&spec.amount);
+        if (r)
+                return claim_usage("--pool '%s': a claim of zero pages claims nothing (hpfilld unclaim NAME gives a "
+                                   "claim back)", value);
+        for (size_t k = 0; k < c->n_specs; k++)
+                if (c->sizes[k] == spec.page_size)
+                        return claim_usage("--pool '%s': a second --pool for the page size of '%s'", value, c->specs[k]);
+        l = realloc(c->specs, (c->n_specs + 1) * sizeof(*l));
+        if (l)
+                c->specs = l;
+        sizes = l ? realloc(c->sizes, (c->n_specs + 1) * sizeof(*sizes)) : NULL;
+        if (!sizes)
+                return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
+        c->sizes = sizes;
+        c->specs[c->n_specs] = value;
+        c->sizes[c->n_specs++] = spec.page_size;
+        return EXIT_OK;
+}
+
 /* The command line; EXIT_OK to go on, -1 when done (--help), or an exit status. */
 static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
         static const struct option options[] = {
@@ -70,7 +103,7 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
         };
         const char *cmd = argv[0];
         struct error e = {};
-        int ch;
+        int ch, r;
 
         c->unclaim = strcmp(cmd, "unclaim") == 0;
         opterr = 0;
@@ -80,37 +113,11 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                 case 'h':
                         claim_help();
                         return -1;
-                case 'p': {
-                        struct pool_spec spec;
-                        uint64_t *sizes;
-                        char **l;
-                        int r;
-
-                        if (c->unclaim)
-                                return claim_usage("unclaim takes no --pool: it gives back all of the claim");
-                        r = parse_pool_spec(optarg, &spec, &e);
-                        if (r < 0)
-                                return claim_usage("--pool '%s': %s", optarg, e.msg);
-                        r = amount_has_zero(&spec.amount);
-                        amount_done(&spec.amount);
-                        if (r)
-                                return claim_usage("--pool '%s': a claim of zero pages claims nothing (hpfilld unclaim "
-                                                   "NAME gives a claim back)", optarg);
-                        for (size_t k = 0; k < c->n_specs; k++)
-                                if (c->sizes[k] == spec.page_size)
-                                        return claim_usage("--pool '%s': a second --pool for the page size of '%s'",
-                                                           optarg, c->specs[k]);
-                        l = realloc(c->specs, (c->n_specs + 1) * sizeof(*l));
-                        if (l)
-                                c->specs = l;
-                        sizes = l ? realloc(c->sizes, (c->n_specs + 1) * sizeof(*sizes)) : NULL;
-                        if (!sizes)
-                                return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
-                        c->sizes = sizes;
-                        c->specs[c->n_specs] = optarg;
-                        c->sizes[c->n_specs++] = spec.page_size;
+                case 'p':
+                        r = option_pool(c, optarg);
+                        if (r != EXIT_OK)
+                                return r;
                         break;
-                }
                 case 'L':
                         if (parse_uint_range(optarg, 0, 86400, &c->lock_timeout_s) < 0)
                                 return claim_usage("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);

@@ -433,75 +433,90 @@ static char *strip(char *s) {
         return s;
 }
 
+/* A section header's bounds: sections of one file, and of all the files together */
+static int count_section(struct file_state *s, struct error *e) {
+        /* a bound, not an index: each section is checked against those before it (names,
+         * page sizes), and each file's against the files before it */
+        if (++s->n_sections > CONFIG_SECTIONS_MAX) {
+                s->too_many = true;
+                s->section = SECTION_BAD;
+                return error_set(e, -E2BIG, "%s:%u: more than %u sections in one file (the most hpfilld takes)",
+                                 s->name, s->line, CONFIG_SECTIONS_MAX);
+        }
+        /* and of all the files: 256 drop-ins of 1024 sections with the same names would
+         * each be checked against all the names before them */
+        if (s->sections_before + s->n_sections > CONFIG_SECTIONS_ALL_MAX) {
+                s->too_many = true;
+                s->section = SECTION_BAD;
+                return error_set(e, -E2BIG,
+                                 "%s:%u: more than %u sections in all the files together (the most hpfilld takes)",
+                                 s->name, s->line, CONFIG_SECTIONS_ALL_MAX);
+        }
+        return 0;
+}
+
+/* The section @name ("Pool") begins */
+static int begin_section(struct file_state *s, const char *name, struct error *e) {
+        if (strcmp(name, "Fill") == 0) {
+                if (s->seen_fill)
+                        return error_set(e, -EINVAL, "%s:%u: a second [Fill] section", s->name, s->line);
+                s->seen_fill = true;
+                s->section = SECTION_FILL;
+        } else if (strcmp(name, "Pool") == 0) {
+                s->section = SECTION_POOL;
+                s->seen_pool_keys = 0;
+                s->pool_line = s->line;
+        } else if (strcmp(name, "Reserve") == 0) {
+                s->section = SECTION_RESERVE;
+                s->seen_reserve_keys = 0;
+                s->reserve = (struct reserve_spec) { .node = -1, .mode = RESERVE_DEFAULT_MODE };
+                s->reserve_line = s->line;
+        } else if (strcmp(name, "Claim") == 0) {
+                s->section = SECTION_CLAIM;
+                s->seen_claim_keys = 0;
+                amount_done(&s->claim.amount);
+                s->claim = (struct claim_spec) {};
+                s->claim_line = s->line;
+        } else {
+                char where[300], what[300];
+
+                (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
+                (void) snprintf(what, sizeof(what), "section [%.64s]", name);
+                return unknown_name(e, where, what, name, section_names, ELEMENTSOF(section_names));
+        }
+        return 0;
+}
+
+/* "[Section]": the section before finished, this one begun */
+static int parse_header(struct file_state *s, char *line, struct error *e) {
+        size_t len = strlen(line);
+        int r;
+
+        r = finish_section(s, e);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                note_error(s, r, e);
+        r = count_section(s, e);
+        if (r < 0)
+                return r;
+        /* whatever the header, the keys that follow are not the last section's */
+        s->section = SECTION_BAD;
+        s->section_failed = false;
+        if (line[len - 1] != ']')
+                return error_set(e, -EINVAL, "%s:%u: bad section header '%.64s'", s->name, s->line, line);
+        line[len - 1] = 0;
+        return begin_section(s, line + 1, e);
+}
+
 static int parse_line(struct file_state *s, char *line, struct error *e) {
         char *eq, *key, *value;
-        int r;
 
         line = strip(line);
         if (!*line || *line == '#' || *line == ';')
                 return 0;
-
-        if (*line == '[') {
-                size_t len = strlen(line);
-
-                r = finish_section(s, e);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        note_error(s, r, e);
-                /* a bound, not an index: each section is checked against those before it (names,
-                 * page sizes), and each file's against the files before it */
-                if (++s->n_sections > CONFIG_SECTIONS_MAX) {
-                        s->too_many = true;
-                        s->section = SECTION_BAD;
-                        return error_set(e, -E2BIG, "%s:%u: more than %u sections in one file (the most hpfilld takes)",
-                                         s->name, s->line, CONFIG_SECTIONS_MAX);
-                }
-                /* and of all the files: 256 drop-ins of 1024 sections with the same names would
-                 * each be checked against all the names before them */
-                if (s->sections_before + s->n_sections > CONFIG_SECTIONS_ALL_MAX) {
-                        s->too_many = true;
-                        s->section = SECTION_BAD;
-                        return error_set(e, -E2BIG,
-                                         "%s:%u: more than %u sections in all the files together (the most hpfilld takes)",
-                                         s->name, s->line, CONFIG_SECTIONS_ALL_MAX);
-                }
-                /* whatever the header, the keys that follow are not the last section's */
-                s->section = SECTION_BAD;
-                s->section_failed = false;
-                if (line[len - 1] != ']')
-                        return error_set(e, -EINVAL, "%s:%u: bad section header '%.64s'", s->name, s->line, line);
-                line[len - 1] = 0;
-                if (strcmp(line + 1, "Fill") == 0) {
-                        if (s->seen_fill)
-                                return error_set(e, -EINVAL, "%s:%u: a second [Fill] section", s->name, s->line);
-                        s->seen_fill = true;
-                        s->section = SECTION_FILL;
-                } else if (strcmp(line + 1, "Pool") == 0) {
-                        s->section = SECTION_POOL;
-                        s->seen_pool_keys = 0;
-                        s->pool_line = s->line;
-                } else if (strcmp(line + 1, "Reserve") == 0) {
-                        s->section = SECTION_RESERVE;
-                        s->seen_reserve_keys = 0;
-                        s->reserve = (struct reserve_spec) { .node = -1, .mode = RESERVE_DEFAULT_MODE };
-                        s->reserve_line = s->line;
-                } else if (strcmp(line + 1, "Claim") == 0) {
-                        s->section = SECTION_CLAIM;
-                        s->seen_claim_keys = 0;
-                        amount_done(&s->claim.amount);
-                        s->claim = (struct claim_spec) {};
-                        s->claim_line = s->line;
-                } else {
-                        char where[300], what[300];
-
-                        (void) snprintf(where, sizeof(where), "%s:%u", s->name, s->line);
-                        (void) snprintf(what, sizeof(what), "section [%.64s]", line + 1);
-                        return unknown_name(e, where, what, line + 1, section_names, ELEMENTSOF(section_names));
-                }
-                return 0;
-        }
-
+        if (*line == '[')
+                return parse_header(s, line, e);
         eq = strchr(line, '=');
         if (!eq)
                 return error_set(e, -EINVAL, "%s:%u: expected Key=Value or [Section], got '%.64s'", s->name, s->line,

@@ -54,105 +54,140 @@ static int open_component(int cur, const char *comp, bool last, int flags, mode_
         return fd;
 }
 
-int open_beneath_walk(int dirfd, const char *path, int flags, mode_t mode, unsigned how) {
-        _cleanup_(freep) char *todo = strdup(path);
-        _cleanup_(closep) int cur = -1;
-        char done[PATH_MAX] = ""; /* resolved so far, no links nor "..": what ".." walks again */
-        unsigned links = 0;
-        struct stat top;
-        char *p;
+/* A walk of open_beneath_walk(): where it is, what is left, what it resolved so far */
+struct walk {
+        int dirfd;     /* the root */
+        unsigned how;
+        char *todo;    /* the path left to walk, and the links' targets put in front of it */
+        char *p;       /* the next component, in @todo */
+        int cur;       /* the directory the walk is in */
+        char done[PATH_MAX]; /* resolved so far, no links nor "..": what ".." walks again */
+        unsigned links;
+};
 
-        if (!todo)
-                return -ENOMEM;
-        if (fstat(dirfd, &top) < 0)
+/* "..": up from what was resolved, and never above the root */
+static int walk_up(struct walk *w) {
+        char *slash = strrchr(w->done, '/');
+        int fd;
+
+        if (slash)
+                *slash = 0;
+        else
+                w->done[0] = 0;
+        fd = *w->done ? open_beneath_walk(w->dirfd, w->done, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, w->how & ~BENEATH_FOLLOW)
+                      : dup_dir(w->dirfd);
+        if (fd < 0)
+                return fd;
+        closep(&w->cur);
+        w->cur = fd;
+        return 0;
+}
+
+/* The link @comp of the current directory followed: its target, then what was left after it,
+ * from the root where the target is absolute */
+static int walk_link(struct walk *w, const char *comp) {
+        char target[PATH_MAX], *next;
+        ssize_t n;
+
+        if (++w->links > BENEATH_MAX_LINKS)
+                return -ELOOP;
+        n = readlinkat(w->cur, comp, target, sizeof(target) - 1);
+        if (n < 0)
                 return -errno;
-        cur = dup_dir(dirfd);
-        if (cur < 0)
-                return cur;
-        for (p = todo;;) {
+        target[n] = 0;
+        next = malloc((size_t) n + strlen(w->p) + 2);
+        if (!next)
+                return -ENOMEM;
+        strcpy(next, target);
+        strcat(next, "/");
+        strcat(next, w->p);
+        free(w->todo);
+        w->p = w->todo = next;
+        if (target[0] == '/') {
+                w->done[0] = 0;
+                closep(&w->cur);
+                w->cur = dup_dir(w->dirfd);
+                if (w->cur < 0)
+                        return w->cur;
+        }
+        return 0;
+}
+
+/* Into directory @fd, component @comp: what ".." walks again */
+static int walk_down(struct walk *w, int fd, const char *comp) {
+        closep(&w->cur);
+        w->cur = fd;
+        if (strcmp(comp, ".") == 0)
+                return 0;
+        if (strlen(w->done) + 1 + strlen(comp) >= sizeof(w->done))
+                return -ENAMETOOLONG;
+        if (*w->done)
+                strcat(w->done, "/");
+        strcat(w->done, comp);
+        return 0;
+}
+
+/* The next component of the walk into @comp (".": none, the path ends in "/"), whether it is
+ * the last */
+static int walk_next(struct walk *w, char comp[static NAME_MAX + 1], bool *ret_last) {
+        size_t len;
+
+        w->p += strspn(w->p, "/");
+        len = strcspn(w->p, "/");
+        *ret_last = w->p[len + strspn(w->p + len, "/")] == 0;
+        if (len > NAME_MAX)
+                return -ENAMETOOLONG;
+        memcpy(comp, len ? w->p : ".", len ? len : 1);
+        comp[len ? len : 1] = 0;
+        w->p += len;
+        return 0;
+}
+
+int open_beneath_walk(int dirfd, const char *path, int flags, mode_t mode, unsigned how) {
+        struct walk w = { .dirfd = dirfd, .how = how, .todo = strdup(path), .cur = -1 };
+        struct stat top;
+        int r;
+
+        if (!w.todo)
+                return -ENOMEM;
+        w.p = w.todo;
+        r = fstat(dirfd, &top) < 0 ? -errno : dup_dir(dirfd);
+        for (w.cur = r; r >= 0;) {
                 char comp[NAME_MAX + 1];
-                size_t len;
                 bool last;
-                int fd = -1, r;
+                int fd = -1;
 
-                p += strspn(p, "/");
-                len = strcspn(p, "/");
-                last = p[len + strspn(p + len, "/")] == 0;
-                if (len > NAME_MAX)
-                        return -ENAMETOOLONG;
-                memcpy(comp, len ? p : ".", len ? len : 1);
-                comp[len ? len : 1] = 0;
-                p += len;
-                if (strcmp(comp, "..") == 0) {
-                        char *slash = strrchr(done, '/');
-
-                        /* up from what was resolved, and never above @dirfd */
-                        if (slash)
-                                *slash = 0;
-                        else
-                                done[0] = 0;
-                        fd = *done ? open_beneath_walk(dirfd, done, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, how & ~BENEATH_FOLLOW)
-                                   : dup_dir(dirfd);
-                        if (fd < 0)
-                                return fd;
-                        closep(&cur);
-                        cur = fd;
-                        if (!last)
+                r = walk_next(&w, comp, &last);
+                if (r >= 0 && strcmp(comp, "..") == 0) {
+                        r = walk_up(&w);
+                        if (r < 0 || !last)
                                 continue;
                         strcpy(comp, ".");
                 }
-                r = open_component(cur, comp, last, flags, mode, &fd);
-                if (r < 0)
-                        return r;
+                if (r >= 0)
+                        r = open_component(w.cur, comp, last, flags, mode, &fd);
                 if (r > 0) {
-                        char target[PATH_MAX];
-                        ssize_t n;
-                        char *next;
-
-                        if (!(how & BENEATH_FOLLOW) || (last && (flags & O_NOFOLLOW)) || ++links > BENEATH_MAX_LINKS)
-                                return -ELOOP;
-                        n = readlinkat(cur, comp, target, sizeof(target) - 1);
-                        if (n < 0)
-                                return -errno;
-                        target[n] = 0;
-                        /* the link's target, then what was left after it */
-                        next = malloc((size_t) n + strlen(p) + 2);
-                        if (!next)
-                                return -ENOMEM;
-                        strcpy(next, target);
-                        strcat(next, "/");
-                        strcat(next, p);
-                        free(todo);
-                        p = todo = next;
-                        if (target[0] == '/') {
-                                done[0] = 0;
-                                closep(&cur);
-                                cur = dup_dir(dirfd);
-                                if (cur < 0)
-                                        return cur;
-                        }
+                        r = !(how & BENEATH_FOLLOW) || (last && (flags & O_NOFOLLOW)) ? -ELOOP : walk_link(&w, comp);
                         continue;
                 }
-                if (how & BENEATH_NO_XDEV) {
+                if (r >= 0 && (how & BENEATH_NO_XDEV)) {
                         struct stat st;
 
                         if (fstat(fd, &st) < 0 || st.st_dev != top.st_dev) {
                                 closep(&fd);
-                                return -EXDEV;
+                                r = -EXDEV;
                         }
                 }
-                if (last)
-                        return fd;
-                closep(&cur);
-                cur = fd;
-                if (strcmp(comp, ".") != 0) {
-                        if (strlen(done) + 1 + strlen(comp) >= sizeof(done))
-                                return -ENAMETOOLONG;
-                        if (*done)
-                                strcat(done, "/");
-                        strcat(done, comp);
+                if (r >= 0 && last) {
+                        r = fd;
+                        break;
                 }
+                if (r >= 0)
+                        r = walk_down(&w, fd, comp);
         }
+        closep(&w.cur);
+        free(w.todo);
+        return r;
 }
 
 int open_beneath(int dirfd, const char *path, int flags, mode_t mode, unsigned how) {
