@@ -99,7 +99,7 @@ tests:
           - exp_labels: {severity: warning, instance: h1, size: 2M, node: "0"}
             exp_annotations:
               summary: "h1: 2M pool on node 0 is 64 pages short of its target"
-              description: "hpfilld's last fill planned more huge pages than the pool holds. \`hpfilld status\` shows the plan and the boot parameters that would get them."
+              description: "hpfilld's owners (the configuration, one-off runs, the claims) ask more huge pages of the pool than it holds. \`hpfilld status\` shows the targets and the boot parameters that would get them."
 YML
 promtool test rules "$w/test.yml"
 echo "ok: HugePagePoolShort fires on the daemon's series 10 minutes after the pool was given back"
