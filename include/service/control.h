@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's control socket, run/hpfilld/control: `hpfilld claim` and `unclaim` ask the
- * running daemon to apply the configuration files as they are now, and wait for its answer,
- * so that the daemon stays the one writer of the pools. Root's only (SO_PEERCRED). */
+/* The daemon's control socket, run/hpfilld/control: `hpfilld reload` asks the running daemon to
+ * read its configuration again and fill, and waits for its answer. Root's only (SO_PEERCRED). */
 #pragma once
 
 #include <stddef.h>
 
 #define CONTROL_NAME "control"
-/* One request: the configuration files anew (claims given back shrink their pools), then a fill.
- * "apply NAME": the same, refused (status 2, nothing changed) where the configuration read has
- * no claim NAME: a daemon whose command line leaves the files' claims out (--config, --pool). */
+/* The one request: the configuration read anew, under the host lock, then a fill. */
 #define CONTROL_APPLY "apply"
 /* The answer: "STATUS\n" (an exit status, hpfilld(8)), then what the daemon says of it */
 #define CONTROL_ANSWER_MAX 4096

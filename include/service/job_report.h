@@ -26,6 +26,10 @@ struct tally {
 
 /* The report's pool lines, joined: the daemon's last STATUS= and `hpfilld status`. */
 void job_summary_add(struct job *j, const char *line);
+/* For the metrics and `hpfilld status`: each [Claim] of the configuration @c (the
+ * configuration's own pages, not hpfilld claim's, which the state holds), per node, as the plan
+ * counted them. */
+void job_record_claims(struct job *j, const struct topology *t, const struct config *c);
 /* The fill's executor tick: progress to the job's callback, -v lines */
 void job_tick_progress(void *userdata);
 void job_report_reserves(struct job *j, const struct reserve_run *runs, size_t n, bool *failed, bool *short_);

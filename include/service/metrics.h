@@ -37,7 +37,8 @@ struct status_setting {
         char path[160];
         uint64_t found, set, now;
         /* "stale": what that command set (the next command puts it back); "changed": changed
-         * since (left as it is); "failed": it cannot be read */
+         * since (left as it is); "raised": the command that holds the host lock raised it (it
+         * runs); "failed": it cannot be read */
         const char *result;
         int error;
 };

@@ -82,7 +82,8 @@ void fill_record_done(struct fill_record *r);
 /* The record as the state's lines (state/text.h), nothing where it is not valid:
  *   last-fill TIME_NS EXIT_STATUS ELAPSED_NS FILLS_TOTAL
  *   last-size PAGE_SIZE ELAPSED_NS ROUNDS ROUNDS_TOTAL MET
- *   last-reserve NAME PAGE_SIZE PAGES TARGET STATE NODES|- PATH (the rest of the line)
+ *   last-reserve NAME PAGE_SIZE PAGES TARGET STATE NODES|- PATH|- (the rest of the line)
+ *   last-claim NAME PAGE_SIZE NODE PAGES FILE (the rest of the line: a [Claim] of the configuration)
  *   last-summary TEXT, last-next-boot TEXT (the rest of the line)
  * control characters in the texts written as \\ooo. */
 void fill_record_format(FILE *f, const struct fill_record *r);

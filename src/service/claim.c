@@ -197,8 +197,8 @@ static int claim_here(struct claim_cmd *c, struct session *s, struct stop *stop)
         }
         ret = job_fill(&j, s, &cfg);
         if (ret == EXIT_SHORT)
-                log_error("claim %s: short of pages: %s (the claim stays: its pages are added as they come, by the "
-                          "daemon or the next claim)", c->name, j.summary);
+                log_error("claim %s: short of pages: %s (the claim stays: the rest is added by the next fill of the "
+                          "configuration, the daemon's, or this claim made again)", c->name, j.summary);
         else if (ret == EXIT_USAGE)
                 log_error("claim %s: refused; nothing changed", c->name);
         if (ret != EXIT_USAGE)

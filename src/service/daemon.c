@@ -506,12 +506,16 @@ static void released(const struct session_given *g, void *userdata) {
         else
                 log_info("%s pool of node%u: %" PRIu64 " page%s given back (%" PRIu64 " -> %" PRIu64 ")%s",
                          page_size_name(g->page_size, name), g->node, g->given, g->given == 1 ? "" : "s", g->before,
-                         g->after, g->given < g->held ? "; the rest are in use, given back when free" : "");
+                         g->after,
+                         g->given < g->held ? "; the rest are in use and stay the configuration's (hpfilld give-back "
+                                              "returns them once free)"
+                                            : "");
 }
 
-/* At the stop: the daemon recorded as gone; with ReleaseOnStop=, what the configuration added
+/* At the stop: the daemon recorded as gone; with ReleaseOnStop= at a stop asked for (@release: not
+ * a first fill that failed, whose pages a restart should find), what the configuration added
  * given back (free pages only; never a claim's, never others'), and its targets dropped */
-static void stop(struct daemon *d) {
+static void stop(struct daemon *d, bool release) {
         struct session s;
 
         if (session_open(&s, d->rootfd, d->host,
@@ -521,7 +525,7 @@ static void stop(struct daemon *d) {
                 return;
         }
         session_give_back_gone(&s);
-        if (d->config.release_on_stop) {
+        if (release && d->config.release_on_stop) {
                 int o = state_owner_find(&s.st.s, "config");
 
                 (void) session_give_back(&s, config_pages, NULL, released, NULL);
@@ -549,6 +553,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 .metrics_fd = -1,
                 .control_fd = -1,
         };
+        bool stopped = false; /* by a stop signal, not a first fill that failed */
         int ret = EXIT_FAIL;
 
         *config = (struct config) CONFIG_INIT; /* the daemon's now */
@@ -573,9 +578,10 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                         goto out;
         }
         ret = EXIT_OK;
+        stopped = true;
         (void) notifyf("STOPPING=1\nSTATUS=Stopping");
 out:
-        stop(&d);
+        stop(&d, stopped);
         closep(&d.sig_fd);
         closep(&d.uevent_fd);
         closep(&d.watchdog_fd);

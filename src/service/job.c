@@ -309,6 +309,8 @@ int job_fill(struct job *j, struct session *s, const struct config *c) {
         }
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         ret = job_check(j, &s->t, counts, &jp.plan, reserves);
+        if (ret == EXIT_OK && j->kind == STATE_FILL_CONFIG)
+                job_record_claims(j, &s->t, c);
         if (ret == EXIT_OK) {
                 say_uncounted(&s->t, &jp.plan);
                 ret = fill_owned(j, s, &jp, reserves, &caps);

@@ -65,6 +65,30 @@ void job_tick_progress(void *userdata) {
                 p->job->progress(&st, p->job->userdata);
 }
 
+void job_record_claims(struct job *j, const struct topology *t, const struct config *c) {
+        _cleanup_(freep) uint64_t *pages = calloc(t->n_nodes + 1, sizeof(*pages));
+        _cleanup_(freep) bool *named = calloc(t->n_nodes + 1, sizeof(*named));
+        int r = 0;
+
+        if (!j->record)
+                return;
+        if (!pages || !named)
+                r = -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < c->n_claims; i++) {
+                memset(pages, 0, t->n_nodes * sizeof(*pages));
+                memset(named, 0, t->n_nodes * sizeof(*named));
+                /* planned already: plan_build() said of any error */
+                if (plan_claim_pages(t, &c->claims[i], pages, named, &(struct error) {}) < 0)
+                        continue;
+                for (size_t k = 0; r >= 0 && k < t->n_nodes; k++)
+                        if (named[k])
+                                r = fill_record_add_claim(j->record, c->claims[i].name, c->claims[i].page_size,
+                                                          t->nodes[k].id, pages[k], c->claims[i].file);
+        }
+        if (r == -ENOMEM)
+                log_warning("Out of memory: the claims are not in the record of this fill");
+}
+
 /* For the metrics: what the plan asked of each pool and how it went. */
 static void record_pool(struct job *j, const struct plan_pool *pp, const struct pool_run *run, bool met) {
         int r = 0;

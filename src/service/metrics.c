@@ -79,7 +79,7 @@ static void format_pools(FILE *f, const struct metrics *m) {
                     PF_FREE);
         pool_metric(f, m, "hpfilld_pool_surplus_pages",
                     "Surplus huge pages of the pool, beyond the persistent ones (surplus_hugepages).", PF_SURPLUS);
-        pool_metric(f, m, "hpfilld_pool_target_pages", "Huge pages the last fill's plan asked for, per size and node.",
+        pool_metric(f, m, "hpfilld_pool_target_pages", "Huge pages hpfilld's owners ask of the pool, per size and node: the configuration's (or a one-off run's) target and the claims' on top.",
                     PF_TARGET);
         header(f, "hpfilld_pool_reserved_pages", "gauge",
                "Huge pages promised to mappings but not yet faulted in (resv_hugepages, all nodes).");
@@ -133,7 +133,7 @@ static void format_fill(FILE *f, const struct fill_record *r) {
 
 static void format_claims(FILE *f, const struct metrics_claim *c, size_t n) {
         header(f, "hpfilld_claim_pages", "gauge",
-               "Pages a claim adds to the target of the pool on the node, in the last fill's plan");
+               "Pages a claim adds to the target of the pool on the node: hpfilld claim's, and the configuration's [Claim]s as the last fill planned them");
         for (size_t i = 0; i < n; i++) {
                 char size[32];
 

@@ -95,11 +95,10 @@ int metrics_overlay_state(int rootfd, struct fill_record *rec) {
                 state_done(&s);
                 return r;
         }
+        /* the record's claims are the configuration's [Claim]s; hpfilld claim's are the state's */
         free(rec->targets);
-        free(rec->claims);
         rec->targets = NULL;
-        rec->claims = NULL;
-        rec->n_targets = rec->n_claims = 0;
+        rec->n_targets = 0;
         for (size_t p = 0; r >= 0 && p < s.n_pools; p++) {
                 uint64_t target = state_pool_target(&s, p);
 

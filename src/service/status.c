@@ -56,7 +56,8 @@ static void status_read_settings(struct status_data *d) {
                 o->set = s.settings[i].set;
                 r = read_u64_at(d->rootfd, o->path, &o->now);
                 o->error = r < 0 ? r : 0;
-                o->result = r < 0 ? "failed" : o->now == o->set ? "stale" : "changed";
+                /* the host lock held: raised by the command that holds it, not one that ended */
+                o->result = r < 0 ? "failed" : *d->lock_holder ? "raised" : o->now == o->set ? "stale" : "changed";
         }
         state_done(&s);
 }
@@ -92,8 +93,8 @@ static int status_read(struct status_data *d) {
                 for (size_t i = 0; i < d->t.n_nodes; i++)
                         (void) pool_read_counts(d->rootfd, &d->t, d->t.nodes[i].id, d->t.page_sizes[s],
                                                 &d->counts[s * d->t.n_nodes + i]);
-        status_read_settings(d);
         status_read_lock(d);
+        status_read_settings(d);
         r = metrics_record_read(d->rootfd, &d->rec);
         d->have_record = r != -ENOENT;
         if (r < 0)
@@ -204,6 +205,7 @@ int status_main(int argc, char *argv[]) {
                 if (r < 0)
                         log_error_errno(r, "Cannot read the pools for the metrics: %m");
                 else {
+                        status_read_lock(&d);
                         status_read_settings(&d);
                         r = metrics_format_journal(stdout, d.settings, d.n_settings);
                 }

@@ -132,7 +132,7 @@ static void print_reserve(const struct reserve_found *r, const struct metrics_re
         json_end_object(w);
 }
 
-/* The claims of the last fill's plan, one object per claim and node. */
+/* The claims (hpfilld claim's, the configuration's [Claim]s), one object per claim and node. */
 static void print_claims(const struct status_data *d, struct json_writer *w) {
         json_key(w, "claims");
         json_begin_array(w);

@@ -95,6 +95,9 @@ static void print_journal(const struct status_data *d, FILE *f) {
                 if (o->error)
                         fprintf(f, "/%s: raised from %" PRIu64 " to %" PRIu64 " by a command that ended; cannot be read: %s\n",
                                 o->path, o->found, o->set, strerror(-o->error));
+                else if (strcmp(o->result, "raised") == 0)
+                        fprintf(f, "/%s: raised from %" PRIu64 " to %" PRIu64 " by the fill that runs now\n", o->path,
+                                o->found, o->set);
                 else
                         fprintf(f, "/%s: raised from %" PRIu64 " to %" PRIu64 " by a command that ended, %" PRIu64 " now: %s\n",
                                 o->path, o->found, o->set, o->now,
@@ -141,7 +144,7 @@ static void print_reserves(const struct status_data *d, FILE *f) {
         }
 }
 
-/* The claims of the last fill's plan: their pages per node, where each is said. */
+/* The claims (hpfilld claim's, the configuration's [Claim]s): their pages per node, where each is said. */
 static void print_claims(const struct status_data *d, FILE *f) {
         if (d->rec.n_claims == 0) {
                 fprintf(f, "Claims: none\n");

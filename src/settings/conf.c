@@ -392,7 +392,7 @@ static int parse_claim_key(struct file_state *s, const char *key, const char *va
         e->msg[0] = 0;
         switch (k) {
         case CKEY_NAME:
-                /* the rules of reservation names: the name is a file name too (50-claim-NAME.conf) */
+                /* the rules of reservation names, which claims share */
                 r = check_name(value, "claim", e);
                 if (r >= 0)
                         r = copy_name(cs->name, sizeof(cs->name), value);
@@ -406,7 +406,7 @@ static int parse_claim_key(struct file_state *s, const char *key, const char *va
                 r = parse_amount(value, &cs->amount, e);
                 if (r >= 0 && amount_has_zero(&cs->amount))
                         return error_set(e, -EINVAL, "%s:%u: Amount=%.64s: a claim of zero pages claims nothing "
-                                         "(remove the claim: hpfilld unclaim NAME)", s->name, s->line, value);
+                                         "(remove the section to take the claim back)", s->name, s->line, value);
                 (void) snprintf(cs->origin, sizeof(cs->origin), "%s:%u", s->name, s->line);
                 break;
         }
@@ -612,7 +612,7 @@ static int check_totals(const struct config *c, const struct file_state *s, stru
         for (size_t i = 0; i < s->n_claims; i++) {
                 const struct claim_spec *other = claim_spec_find(c->claims, c->n_claims, s->claims[i].name, 0);
 
-                /* one claim, one file: `hpfilld unclaim NAME` removes all of it */
+                /* one claim, one file: all of it is said in one place */
                 if (other)
                         return error_set(e, -EINVAL, "%s: a claim named '%s' is in %s already (a claim name lives in "
                                          "one file)", s->claims[i].origin, s->claims[i].name, other->file);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* One fill per host: an flock() on /run/hpfilld/host.lock, held from before the first write to a
- * pool until the fill has put everything back. */
+/* One command that changes the pools at a time: an flock() on /run/hpfilld/host.lock, held from
+ * before the state is read until it is saved and the command has put everything back. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -17,7 +17,6 @@
 #include "util/shown.h"
 #include "kernel/proc.h"
 #include "state/lock.h"
-#include "service/notify.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/log.h"
@@ -182,49 +181,6 @@ static int open_lock_named(int dirfd, const char *name) {
         }
 }
 
-static int open_mark(int rootfd) {
-        _cleanup_(closep) int dirfd = rundir_open(rootfd);
-
-        return dirfd < 0 ? dirfd : open_lock_named(dirfd, DAEMON_MARK_FILE);
-}
-
-int daemon_mark_take(int rootfd, unsigned timeout_s, struct stop *stop) {
-        _cleanup_(closep) int fd = open_mark(rootfd);
-        int r;
-
-        if (fd < 0)
-                return fd;
-        /* shared: a second daemon (another --root, a test) is no error of this one's */
-        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
-                return TAKE_FD(fd);
-        if (errno != EWOULDBLOCK)
-                return -errno;
-        /* held exclusive: a give-back (or claim) that found no daemon and acts on that; a daemon
-         * that went on without its mark would be one that no later give-back sees */
-        log_notice("hpfilld give-back (or claim) runs, holding %s/" RUNDIR "/" DAEMON_MARK_FILE
-                   ": waiting up to %us for it to end", shown_root(), timeout_s);
-        (void) notifyf("STATUS=Waiting for hpfilld give-back to end");
-        r = wait_for(fd, LOCK_SH, timeout_s, stop, NULL);
-        return r < 0 ? r : TAKE_FD(fd);
-}
-
-int daemon_mark_probe(int rootfd, int *ret_fd, pid_t *ret_pid) {
-        _cleanup_(closep) int fd = open_mark(rootfd);
-
-        if (fd < 0)
-                return fd;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                if (errno != EWOULDBLOCK)
-                        return -errno;
-                if (hostlock_holder_pid(rootfd, fd, ret_pid) < 0)
-                        *ret_pid = 0;
-                return 1;
-        }
-        if (ret_fd)
-                *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
 /* Whether @fd is still the file of that name: it may have been removed by hand (and made anew
  * by another fill) between our open and our flock(). */
 static bool lock_in_place(int dirfd, const char *name, int fd, off_t *ret_size) {
@@ -243,8 +199,8 @@ static const char *lock_error(int r) {
                               : strerror(-r);
 }
 
-/* The lock @name in run/hpfilld, for @what, held by one @kind at a time ("fill"); the others wait
- * as hostlock_take() says. */
+/* The lock @name in run/hpfilld, for @what, held by one @kind at a time ("command"); the others
+ * wait as hostlock_take() says. */
 static int lock_take(int rootfd, const char *name, const char *kind, const char *what, unsigned timeout_s,
                      struct stop *stop, const struct hostlock_wait *wait, bool *ret_waited) {
         _cleanup_(closep) int dirfd = -1, fd = -1;
@@ -292,11 +248,6 @@ again:
 
 int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
                   bool *ret_waited) {
+        /* "fill": every command that changes a pool is one, whatever else it does */
         return lock_take(rootfd, HOSTLOCK_FILE, "fill", what, timeout_s, stop, wait, ret_waited);
-}
-
-int hostlock_take_claims(int rootfd, const char *what, unsigned timeout_s, struct stop *stop) {
-        bool waited;
-
-        return lock_take(rootfd, CLAIMLOCK_FILE, "claim or unclaim", what, timeout_s, stop, NULL, &waited);
 }

@@ -124,6 +124,10 @@ void fill_record_format(FILE *f, const struct fill_record *r) {
                         r->reserves[i].page_size, r->reserves[i].pages, r->reserves[i].target, r->reserves[i].state,
                         *r->reserves[i].nodes ? r->reserves[i].nodes : "-",
                         *r->reserves[i].path ? r->reserves[i].path : "-");
+        /* the configuration's [Claim]s (FILE: the rest of the line) */
+        for (size_t i = 0; i < r->n_claims; i++)
+                fprintf(f, "last-claim %s %" PRIu64 " %u %" PRIu64 " %s\n", r->claims[i].name, r->claims[i].page_size,
+                        r->claims[i].node, r->claims[i].pages, r->claims[i].file);
         put_text_line(f, "last-summary", r->summary, sizeof(r->summary));
         put_text_line(f, "last-next-boot", r->next_boot, sizeof(r->next_boot));
 }
@@ -155,6 +159,10 @@ int fill_record_parse_line(struct fill_record *r, const char *line) {
                 k = take_text_line(line, "last-next-boot", r->next_boot, sizeof(r->next_boot));
         if (k != 0)
                 return k;
+        if (sscanf(line, "last-claim %63s %" SCNu64 " %u %" SCNu64 " %n", name, &a, &u, &b, &n) == 4 && n > 0 && line[n]) {
+                k = fill_record_add_claim(r, name, a, u, b, line + n);
+                return k == -EINVAL ? -EBADMSG : k < 0 ? k : 1;
+        }
         /* NODES: "0,1", or "-" for none named; PATH: the rest of the line, an absolute path or "-" */
         if (sscanf(line, "last-reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c,
                    &i, nodes, &n) == 6 &&

@@ -162,7 +162,7 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.sizes[0].rounds, 2);
         CHECK_EQ(back.sizes[0].rounds_total, 7);
         CHECK_EQ(back.sizes[0].met, 0);
-        /* the targets and claims are the state's own, not the record's */
+        /* the targets are the state's own, not the record's */
         CHECK_EQ(back.n_targets, 0);
         CHECK_EQ(back.n_reserves, 3);
         CHECK(strcmp(back.reserves[2].path, "") == 0);
@@ -172,7 +172,13 @@ TEST(test_record_roundtrip) {
         CHECK_EQ(back.reserves[0].state, MR_SHORT);
         CHECK(strcmp(back.reserves[0].nodes, "0,1") == 0);
         CHECK(strcmp(back.reserves[1].nodes, "") == 0);
-        CHECK_EQ(back.n_claims, 0);
+        /* the configuration's [Claim]s; hpfilld claim's are the state's own */
+        CHECK_EQ(back.n_claims, 1);
+        CHECK(strcmp(back.claims[0].name, "vm2") == 0);
+        CHECK_EQ(back.claims[0].page_size, 2 * MB);
+        CHECK_EQ(back.claims[0].node, 1);
+        CHECK_EQ(back.claims[0].pages, 32);
+        CHECK(strcmp(back.claims[0].file, "/run/hpfilld.conf.d/50-claim vm2.conf") == 0);
         /* the texts on one line each, a newline in one as \\012 */
         CHECK(strcmp(back.summary, "2M pool: 100/812 pages; reservation vm\"1:\\012short") == 0);
         CHECK(strcmp(back.next_boot, "hugepagesz=2M hugepages=1:300") == 0);
