@@ -17,7 +17,8 @@
  *
  * HPFILLD_FAKE_KILL_STEP=N kills the process (SIGKILL) at its Nth step: a write of a pool
  * attribute, or a rename (a file replaced whole, the state's save), before it with
- * HPFILLD_FAKE_KILL_AFTER unset or 0, just after it otherwise. The steps so far are counted in
+ * HPFILLD_FAKE_KILL_AFTER unset or 0, just after it otherwise; with it set, a write of one of those
+ * attributes of the real kernel (sysfs, procfs) is a step too. The steps so far are counted in
  * the file HPFILLD_FAKE_STEPS names, where set, so that a test knows when a run had no Nth. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -49,6 +50,9 @@ static const char *const layouts[] = {
         "proc/sys/vm/*",
 };
 
+static unsigned long long kill_step;
+static void step(bool after);
+
 /* Set before main() runs, before any thread: the tests' threads only read it. A write from a
  * constructor that runs before this one goes straight to the system call. */
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -63,6 +67,28 @@ static bool in_layout(const char *path) {
                 for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
                         if (fnmatch(layouts[i], p + 1, FNM_PATHNAME) == 0)
                                 return true;
+        return false;
+}
+
+/* Whether @fd is one of those attributes of the real kernel (sysfs, procfs): its writes are
+ * steps too (HPFILLD_FAKE_KILL_STEP on the real kernel: the root suite's model test) */
+static bool kernel_attr(int fd) {
+        struct statfs sfs;
+        char link[64], path[4096];
+        const char *base;
+        ssize_t n;
+
+        if (!kill_step || fstatfs(fd, &sfs) < 0 || (sfs.f_type != SYSFS_MAGIC && sfs.f_type != PROC_SUPER_MAGIC))
+                return false;
+        (void) snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        n = readlink(link, path, sizeof(path) - 1);
+        if (n <= 0)
+                return false;
+        path[n] = 0;
+        base = strrchr(path, '/');
+        for (size_t i = 0; base && i < sizeof(attrs) / sizeof(attrs[0]); i++)
+                if (strcmp(base + 1, attrs[i]) == 0)
+                        return true;
         return false;
 }
 
@@ -126,7 +152,7 @@ static size_t cap(const char *path, const char *buf, size_t len, char *out, size
 }
 
 /* The steps (writes of pool attributes, renames) and the kill at the Nth */
-static unsigned long long steps, kill_step;
+static unsigned long long steps;
 static bool kill_after;
 static const char *steps_file;
 
@@ -356,8 +382,16 @@ ssize_t write(int fd, const void *buf, size_t len) {
         int saved = errno;
 
         if (!fake_attr(fd, path, sizeof(path))) {
+                bool kernel = kernel_attr(fd);
+                ssize_t r;
+
+                if (kernel)
+                        step(false);
                 errno = saved;
-                return real_write ? real_write(fd, buf, len) : syscall(SYS_write, fd, buf, len);
+                r = real_write ? real_write(fd, buf, len) : syscall(SYS_write, fd, buf, len);
+                if (kernel && r >= 0)
+                        step(true);
+                return r;
         }
         step(false);
         if (sim_write(path, buf, len)) {

@@ -39,6 +39,10 @@ HPFILLD = os.environ.get("HPFILLD")
 HOOKED = os.environ.get("HPFILLD_HOOKED")
 NODES = 2
 KB = 2048
+# --kernel: the real kernel's 2M pools (the root suite: tests/root/state-model.sh runs this in a
+# mount namespace of its own, with a run/hpfilld and configuration files of its own)
+KERNEL = False
+FAKE_KERNEL = os.environ.get("FAKE_KERNEL")
 LIMIT = 30
 NAMES = ["vm1", "vm2", "lock", "claim.lock", "libvirt-0123", "a", "state"]
 
@@ -151,8 +155,10 @@ def parse_state(root):
 
 class World:
     def __init__(self, base, rng, log):
-        self.root = base + "/m"
-        make_tree(self.root)
+        self.root = "/" if KERNEL else base + "/m"
+        self.conf = base + "/hpfilld.conf" if KERNEL else self.root + "/etc/hpfilld.conf"
+        if not KERNEL:
+            make_tree(self.root)
         self.rng = rng
         self.log = log
         self.others = [0] * NODES  # pages nobody added through hpfilld
@@ -176,8 +182,10 @@ class World:
 
     def config(self, pages, release):
         self.release = release
-        with open(self.root + "/etc/hpfilld.conf", "w") as f:
-            f.write("[Fill]\nMode=sysfs\nReleaseOnStop=%s\n" % ("yes" if release else "no"))
+        with open(self.conf, "w") as f:
+            # on the real kernel auto too (a fault fill raises nr_overcommit_hugepages)
+            mode = "auto" if KERNEL and self.rng.random() < 0.5 else "sysfs"
+            f.write("[Fill]\nMode=%s\nReleaseOnStop=%s\n" % (mode, "yes" if release else "no"))
             if pages:
                 f.write("[Pool]\nPageSize=2M\nAmount=%d\n" % pages)
 
@@ -195,6 +203,11 @@ class World:
     def run(self, args, kill=None, hooked=None, wait=True):
         env = dict(self.env)
         binary = HPFILLD
+        if KERNEL and kill:
+            # the steps of the real kernel's writes and of the state's saves, counted and killed at
+            env["LD_PRELOAD"] = FAKE_KERNEL
+        if KERNEL and (args[0] == "--once" and "--pool" not in args):
+            args = args + ["--config", self.conf]
         if kill:
             env["HPFILLD_FAKE_KILL_STEP"] = str(kill[0])
             env["HPFILLD_FAKE_KILL_AFTER"] = "1" if kill[1] else "0"
@@ -325,7 +338,9 @@ class World:
 
 def op_claim(w, kill):
     name, n = w.rng.choice(NAMES), w.rng.randint(1, 12)
-    spec = w.rng.choice(["2M:%d" % n, "2M:node0=%d" % n, "2M:node1=%d" % n, "2M:node0=%d,node1=%d" % (n, n // 2 + 1)])
+    last = NODES - 1
+    spec = w.rng.choice(["2M:%d" % n, "2M:node0=%d" % n, "2M:node%d=%d" % (last, n),
+                         "2M:node0=%d,node%d=%d" % (n, last, n // 2 + 1) if last else "2M:node0=%d" % (n + 1)])
     w.log.append("claim %s --pool %s%s" % (name, spec, kill_said(kill)))
     rc, out = w.run(["claim", name, "--pool", spec], kill)
     if rc == -signal.SIGKILL:
@@ -352,9 +367,9 @@ def op_unclaim(w, kill):
 
 
 def op_once(w, kill):
-    args = ["--once", "--mode", "sysfs"]
+    args = ["--once"] + ([] if KERNEL and w.rng.random() < 0.5 else ["--mode", "sysfs"])
     if w.rng.random() < 0.5:
-        args += ["--pool", w.rng.choice(["2M:%d" % w.rng.randint(0, 20), "2M:node1=%d" % w.rng.randint(0, 10)])]
+        args += ["--pool", w.rng.choice(["2M:%d" % w.rng.randint(0, 20), "2M:node%d=%d" % (NODES - 1, w.rng.randint(0, 10))])]
     else:
         pages = w.rng.randint(0, 20)
         w.config(pages, w.release)
@@ -415,8 +430,8 @@ def op_workload(w, kill):
 def op_daemon(w, kill):
     if w.daemon is None:
         args = ["--mode", "sysfs"]
-        if w.rng.random() < 0.3:
-            args += ["--config", w.root + "/etc/hpfilld.conf"]
+        if KERNEL or w.rng.random() < 0.3:
+            args += ["--config", w.conf]
         w.config(w.rng.randint(0, 20), w.rng.random() < 0.5)
         w.log.append("daemon %s (ReleaseOnStop=%s)" % (" ".join(args), w.release))
         w.daemon_start(args)
@@ -556,19 +571,19 @@ def one_sequence(seed, steps, base):
     w = World(base, rng, log)
     w.maybe_claims = set()
     # some pages others had before anything
-    for n in range(NODES):
+    for n in range(NODES if not KERNEL else 0):
         k = rng.randint(0, 6)
         if k:
             put(node_dir(w.root, n) + "/nr_hugepages", k)
             log.append("admin: node%d nr_hugepages = %d" % (n, k))
-    if rng.random() < 0.2:
+    if not KERNEL and rng.random() < 0.2:
         with open(node_dir(w.root, 1) + "/nr_hugepages.fake-max", "w") as f:
             f.write("%d\n" % rng.randint(4, 30))
         log.append("node1 grants at most %s pages" % open(node_dir(w.root, 1) + "/nr_hugepages.fake-max").read().strip())
     try:
         for i in range(steps):
             before = [w.counts(n) for n in range(NODES)]
-            op = rng.choices([o for o, _ in OPS], [k for _, k in OPS])[0]
+            op = rng.choices([o for o, _ in OPS], [0 if KERNEL and o == op_workload else k for o, k in OPS])[0]
             kill = None
             if op in (op_claim, op_unclaim, op_once, op_give_back) and rng.random() < 0.3:
                 kill = (rng.randint(1, 8), rng.random() < 0.5)
@@ -608,6 +623,8 @@ def one_sequence(seed, steps, base):
 def worker(args):
     seeds, steps = args
     base_dir = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    if KERNEL:
+        base_dir = None
     for seed in seeds:
         base = tempfile.mkdtemp(prefix="state-model.", dir=base_dir)
         try:
@@ -626,11 +643,21 @@ def main():
     ap.add_argument("--steps", type=int, default=int(os.environ.get("STATE_MODEL_STEPS", "8")))
     ap.add_argument("--first-seed", type=int, default=int(os.environ.get("STATE_MODEL_FIRST_SEED", "1")))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--kernel", action="store_true", help="the real kernel's pools (root, own mount namespace)")
     a = ap.parse_args()
     if not HPFILLD or not HOOKED:
         print("SKIP: HPFILLD and HPFILLD_HOOKED must name the binaries (meson test sets them)")
         return 77
-    if "fake-kernel" not in os.environ.get("LD_PRELOAD", ""):
+    if a.kernel:
+        global KERNEL, NODES
+        KERNEL = True
+        NODES = len([n for n in os.listdir("/sys/devices/system/node") if n.startswith("node") and
+                     os.path.isdir("/sys/devices/system/node/%s/hugepages/hugepages-%dkB" % (n, KB))])
+        a.jobs = 1  # one pool: one sequence at a time
+        if not FAKE_KERNEL:
+            print("SKIP: FAKE_KERNEL must name tests/fakekernel's library (its steps kill hpfilld)")
+            return 77
+    elif "fake-kernel" not in os.environ.get("LD_PRELOAD", ""):
         print("SKIP: not run under the fake kernel (LD_PRELOAD of tests/fakekernel, as meson test does)")
         return 77
     start = time.monotonic()
