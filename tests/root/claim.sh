@@ -88,6 +88,7 @@ expect_in "$WORK/err" "through the daemon"
 expect_nr 20 "claim vm3 through the daemon"
 expect_rc 0 "$HPFILLD" claim vm4 --pool "2M:node$first=4" -v
 expect_nr 24 "claim vm4 through the daemon"
+checkpoint daemon
 snapshot >"$WORK/before"
 expect_rc 2 "$HPFILLD" claim bad --pool "2M:node4095=2"
 expect_in "$WORK/err" "node4095 does not exist"

@@ -59,6 +59,7 @@ fi
 
 # a live owner's entry is left alone by status; the owner puts the value back itself
 paused_fill
+checkpoint paused
 expect_rc 0 "$HPFILLD" status
 [ "$(cat $OC)" = 60 ] && [ -f $ENTRY ] || fail "status touched a running fill's setting"
 fifo_go "$FIFO"

@@ -120,6 +120,17 @@ fail() {
         exit 1
 }
 
+# checkpoint NAME: where tests/root/stopped.sh stops this test half way (ROOT_TEST_STOP=NAME:HOW):
+# HOW a signal, sent to the test's process group as a terminal's ^C or meson's timeout sends it,
+# or "fail", a failure there; the test must leave the host as found all the same
+checkpoint() {
+        [ "${ROOT_TEST_STOP:-}" != "" ] && [ "${ROOT_TEST_STOP%%:*}" = "$1" ] || return 0
+        case ${ROOT_TEST_STOP#*:} in
+        fail) fail "stopped at checkpoint $1 (ROOT_TEST_STOP)" ;;
+        *) kill -s "${ROOT_TEST_STOP#*:}" 0 ;;
+        esac
+}
+
 # pool2m_set N: the 2 MiB pool to N pages above what others hold ($BASE_ALL, as-found.sh), the
 # new ones spread by the kernel (setup before a test case)
 pool2m_set() {

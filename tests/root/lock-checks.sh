@@ -59,6 +59,7 @@ second_ends() {
 pool2m_set 0
 first_paused --pool 2M:$T --reserve a:2M:30
 second --pool 2M:$T --reserve b:2M:40
+checkpoint waiting
 second_ends 2
 expect_in "$WORK/err2.rest" "--reserve b:2M:40: node[0-9]+: 40 2M pages to reserve, but the 2M pool will have only $((30 + $(node_base_free "$first"))) free there"
 [ "$(snapshot)" = "$before" ] || fail "the second fill changed the pools after its wait"

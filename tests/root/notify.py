@@ -25,6 +25,17 @@ def fail(msg):
     sys.exit(1)
 
 
+def checkpoint(name):
+    """Where tests/root/stopped.sh stops the test half way (ROOT_TEST_STOP=NAME:HOW, as
+    tests/root/lib.sh's checkpoint does): a signal to the process group, or a failure."""
+    where, _, how = os.environ.get("ROOT_TEST_STOP", "").partition(":")
+    if where != name:
+        return
+    if how == "fail":
+        fail("stopped at checkpoint %s (ROOT_TEST_STOP)" % name)
+    os.killpg(0, getattr(signal, "SIG" + how))
+
+
 def nr(node):
     with open(NODE % node) as f:
         return int(f.read())
@@ -161,6 +172,7 @@ def main():
             until("READY=1")
             keep = os.path.join(mnt, "hpfilld", "keep")
             inode = os.stat(keep).st_ino
+            checkpoint("reserved")
 
             def write_marker(marker):
                 """Maps the reservation as a VM would and writes @marker at its start."""

@@ -63,6 +63,7 @@ expect_nr() { # pages what
 echo $((BASE + 4)) >"$N"
 conf ReleaseOnStop=yes
 start "2M pool: $T/$T pages"
+checkpoint daemon
 echo $((BASE + 25)) >"$N"
 stop
 expect_nr $((BASE + 9)) "admin's pages: the 4 found and the 5 added after the fill"

@@ -27,6 +27,7 @@ mkdir "$MNT/other"
 reserve_pages "$MNT/other/f" 30
 [ "$(cat $G/resv_hugepages)" = $R ] || fail "resv_hugepages $(cat $G/resv_hugepages), expected $R"
 [ "$(cat $G/free_hugepages)" = $F ] || fail "free_hugepages $(cat $G/free_hugepages), expected $F"
+checkpoint reserved
 
 before=$(snapshot)
 expect_rc 2 "$HPFILLD" --once --pool 2M:$((BASE_ALL + 40)) --reserve vm1:2M:11
