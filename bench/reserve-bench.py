@@ -46,8 +46,10 @@ def main():
     rfile = os.path.join(mnt, "hpfilld", "bench")
     qemu_base = [qemu, "-machine", "none", "-nodefaults", "-display", "none", "-monitor", "stdio", "-object"]
     tools = {
+        # in the bench's mount, named: the first 2M mount of the host (systemd's /dev/hugepages,
+        # another consumer's) is where a reservation goes otherwise
         "hpfilld": [args.hpfilld, "--once", "-q", "--threads-per-node", str(args.threads),
-                    "--reserve", "bench:2M:%d" % pages],
+                    "--reserve", "bench:2M:%d,mount=%s" % (pages, mnt)],
         # run right after hpfilld, before the release: a VM's memory on the reservation
         "qemu on reserve": qemu_base + ["memory-backend-file,id=m0,size=%d,mem-path=%s,share=on,prealloc=on,"
                                                 "prealloc-threads=%d" % (pages * PAGE, rfile, args.threads)],

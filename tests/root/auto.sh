@@ -19,21 +19,24 @@ hvo_found=$(cat "$HVO")
 EXTRA_CLEANUP='echo "$hvo_found" >"$HVO"'
 G=$HP/hugepages-2048kB
 oc=$(cat $G/nr_overcommit_hugepages)
+# the target on top of the pages others hold (BASE_ALL, lib.sh)
+T=$((BASE_ALL + 120))
 
 clean_after() {
         [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus pages left: $(cat $G/surplus_hugepages)"
-        [ "$(cat $G/resv_hugepages)" = 0 ] || fail "reserved pages left: $(cat $G/resv_hugepages)"
+        [ "$(cat $G/resv_hugepages)" = "$BASE_RESV" ] || fail "reserved pages left: $(cat $G/resv_hugepages), others reserve $BASE_RESV"
         [ "$(cat $G/nr_overcommit_hugepages)" = "$oc" ] || fail "nr_overcommit_hugepages is $(cat $G/nr_overcommit_hugepages)"
 }
 
-# auto on 120 pages, starting from @1 pages in the pool; the rest of the command line after it.
-# The test knobs make it probe fault on a fill this small, in steps of 40 pages.
+# auto on 120 pages (above what others hold), starting from @1 pages in the pool; the rest of
+# the command line after it. The test knobs make it probe fault on a fill this small, in steps
+# of 40 pages.
 fill_auto() {
         local from=$1
         shift
         pool2m_set "$from"
-        expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$@" --once --pool 2M:120
-        [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
+        expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$@" --once --pool 2M:$T
+        [ "$(pool2m_nr)" = $T ] || fail "the pool holds $(pool2m_nr), expected $T"
         clean_after
 }
 
@@ -62,13 +65,13 @@ coproc LOOP { python3 "$SOURCE_ROOT/tests/root/map-loop.py" 16; }
 loop_pid=$LOOP_PID
 read -r line <&"${LOOP[0]}" || true
 [ "$line" = mapping ] || fail "the workload could not map: '$line'"
-expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD_HOOKED" --once --pool 2M:120
+expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD_HOOKED" --once --pool 2M:$T
 echo >&"${LOOP[1]}"
 read -r line <&"${LOOP[0]}" || true
 wait "$loop_pid" || true
 case $line in "rounds "*" failed 0") ;; *) fail "the workload's requests failed during the fill: '$line'" ;; esac
 expect_in "$WORK/out" "auto: sysfs measured at $rate, fault not probed: the pool has free pages a fault would take"
-[ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
+[ "$(pool2m_nr)" = $T ] || fail "the pool holds $(pool2m_nr), expected $T"
 clean_after
 echo "ok: free pages found: fault not probed, the workload's $line"
 # deterministic: the fill paused in its probe (a test hook, after its second step: under the
@@ -77,7 +80,7 @@ echo "ok: free pages found: fault not probed, the workload's $line"
 pool2m_set 30
         mkfifo "$WORK/probe.fifo"
         HPFILLD_TEST_PAUSE_FIFO="$WORK/probe.fifo" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 HPFILLD_TEST_PROBE_ALWAYS=1 \
-                HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD_HOOKED" --once --pool 2M:120 >"$WORK/probe.out" 2>&1 &
+                HPFILLD_TEST_STEP_PAGES=40 "$HPFILLD_HOOKED" --once --pool 2M:$T >"$WORK/probe.out" 2>&1 &
         probe_pid=$!
         wait_paused "$WORK/probe.fifo" "the fill paused in its probe"
         want=$(($(cat $G/free_hugepages) - $(cat $G/resv_hugepages)))
@@ -91,7 +94,7 @@ for i in range(n):
 PY
         fifo_go "$WORK/probe.fifo"
         wait "$probe_pid" || { cat "$WORK/probe.out"; fail "the paused fill failed"; }
-        [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
+        [ "$(pool2m_nr)" = $T ] || fail "the pool holds $(pool2m_nr), expected $T"
         clean_after
         echo "ok: the fill paused in its probe, a workload maps all $want free pages"
 # an empty pool: the probe faults (the free pages it meets are the fill's own), and a workload
@@ -99,8 +102,8 @@ PY
 pool2m_set 8
 hold_pages 8
 fill_auto_keep() { # as fill_auto, from the pool as it is
-        expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$@" --once --pool 2M:120
-        [ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
+        expect_rc 0 env HPFILLD_TEST_PROBE_ALWAYS=1 HPFILLD_TEST_STEP_PAGES=40 "$@" --once --pool 2M:$T
+        [ "$(pool2m_nr)" = $T ] || fail "the pool holds $(pool2m_nr), expected $T"
 }
 fill_auto_keep "$HPFILLD_HOOKED"
 expect_measured
@@ -116,10 +119,10 @@ expect_measured
 # fault asked for under HVO: faulted as asked, measured against sysfs, and a warning with both
 # rates where fault measured under half the sysfs rate (--json: the rates measured)
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:120
-expect_in "$WORK/out" "^2M pool: 120/120 pages on [0-9]+ nodes? in [0-9]+ ms \(fault, 1 thread/node\)$"
+expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:$T
+expect_in "$WORK/out" "^2M pool: $T/$T pages on [0-9]+ nodes? in [0-9]+ ms \(fault, 1 thread/node\)$"
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --json --mode fault -t 1 --pool 2M:120
+expect_rc 0 "$HPFILLD" --once --json --mode fault -t 1 --pool 2M:$T
 python3 - "$WORK/out" "$WORK/err" <<'PY' || fail "the forced fault's measurement and warning disagree"
 import json, re, sys
 m = json.load(open(sys.argv[1]))["pools"][0]["measured"]
@@ -143,18 +146,18 @@ expect_measured
 
 # fault asked for without HVO: as asked, not measured, no warning
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:120
+expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool 2M:$T
 if grep -q "would pick sysfs" "$WORK/err"; then fail "a warning where HVO is off"; fi
 clean_after
 
 # without the knobs a small fill is not worth a fault probe, and says so
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --pool 2M:120
+expect_rc 0 "$HPFILLD" --once --pool 2M:$T
 expect_in "$WORK/out" "auto: sysfs measured at $rate, fault not probed"
-[ "$(pool2m_nr)" = 120 ] || fail "the pool holds $(pool2m_nr), expected 120"
+[ "$(pool2m_nr)" = $T ] || fail "the pool holds $(pool2m_nr), expected $T"
 clean_after
 [ "$(cat "$HVO")" = 0 ] || fail "HVO changed by hpfilld"
 # hpfilld status shows the last fill's measurement and the kernel it was made on
 expect_rc 0 "$HPFILLD" status
-expect_in "$WORK/out" "^  2M pool: 120/120 pages .*auto: sysfs measured at $rate"
+expect_in "$WORK/out" "^  2M pool: $T/$T pages .*auto: sysfs measured at $rate"
 expect_in "$WORK/out" "^  Measured on Linux $(uname -r): HVO off, init_on_alloc (on|off) \\(from: (kernel command line|/boot/config|unknown)\\)$"

@@ -21,7 +21,7 @@ expect_in "$WORK/err" "MEMORY BUDGET in hpfilld\(8\)"
 # no hugetlbfs mount for 1G pages: the 2M pool is not filled either
 if ! awk '$3 == "hugetlbfs"' /proc/self/mounts | grep -q "pagesize=1024M"; then
         for dry in "" --dry-run; do
-                expect_rc 2 "$HPFILLD" --once $dry --pool "2M:node$first=20" --reserve "g:1G:1@$first"
+                expect_rc 2 "$HPFILLD" --once $dry --pool "2M:node$first=$((BASE + 20))" --reserve "g:1G:1@$first"
                 expect_in "$WORK/err" "^hpfilld: --reserve g:1G:1@$first: no hugetlbfs mount for 1G pages"
         done
         [ "$(snapshot)" = "$before" ] || fail "a reservation without a mount changed the pools"
@@ -29,9 +29,9 @@ fi
 
 # not root: the dry run prints its plan and fails as the run would
 for dry in "" --dry-run; do
-        expect_rc 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" --once $dry --pool "2M:node$first=20"
+        expect_rc 1 setpriv --reuid=nobody --regid=nogroup --clear-groups "$HPFILLD" --once $dry --pool "2M:node$first=$((BASE + 20))"
         expect_in "$WORK/err" "Cannot write /sys/.*nr_hugepages: Permission denied \(are you root\?\)"
 done
-expect_in "$WORK/out" "^2M +node$first +4 +20 +\+16 "
+expect_in "$WORK/out" "^2M +node$first +$((BASE + 4)) +$((BASE + 20)) +\+16 "
 [ "$(snapshot)" = "$before" ] || fail "an unprivileged run changed the pools"
 echo PASS

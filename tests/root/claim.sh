@@ -33,10 +33,11 @@ EXTRA_CLEANUP="umount /run/hpfilld.conf.d; umount /run/hpfilld${EXTRA_CLEANUP:+;
 D=/run/hpfilld.conf.d
 N=$NODES/node$first/hugepages/hugepages-2048kB
 nr() { cat "$N/nr_hugepages"; }
-expect_nr() { [ "$(nr)" = "$1" ] || { cat "$WORK/out" "$WORK/err"; fail "$2: node$first holds $(nr) 2M pages, expected $1"; }; }
+# expect_nr N WHAT: node$first holds N pages above the ones others hold (BASE, lib.sh)
+expect_nr() { [ "$(nr)" = $((BASE + $1)) ] || { cat "$WORK/out" "$WORK/err"; fail "$2: node$first holds $(nr) 2M pages, expected $BASE + $1"; }; }
 pool2m_set 0
-# the admin's pool: 8 pages of node$first
-printf '[Pool]\nPageSize=2M\nAmount=node%s=8\n' "$first" >"$D/10-admin.conf"
+# the admin's pool: 8 pages of node$first, beside the pages others hold there
+printf '[Pool]\nPageSize=2M\nAmount=node%s=%s\n' "$first" $((BASE + 8)) >"$D/10-admin.conf"
 
 # --- without a daemon: each claim on top
 expect_rc 0 "$HPFILLD" claim vm1 --pool "2M:node$first=16M"
@@ -86,7 +87,7 @@ umount "$WORK/hp"
 pool2m_set 0
 
 # --- with the daemon: the command asks it and returns when its fill is done
-daemon_until "2M pool: 8/8 pages"
+daemon_until "2M pool: $((BASE + 8))/$((BASE + 8)) pages"
 # the daemon that runs when the test ends ($DPID then)
 EXTRA_CLEANUP="kill \$DPID 2>/dev/null; $EXTRA_CLEANUP"
 expect_nr 8 "the daemon's first fill"
@@ -96,6 +97,7 @@ expect_in "$WORK/err" "through the daemon"
 expect_nr 20 "claim vm3 through the daemon"
 expect_rc 0 "$HPFILLD" claim vm4 --pool "2M:node$first=4" -v
 expect_nr 24 "claim vm4 through the daemon"
+checkpoint daemon
 snapshot >"$WORK/before"
 expect_rc 2 "$HPFILLD" claim bad --pool "2M:node4095=2"
 expect_in "$WORK/err" "node4095 does not exist"
@@ -118,7 +120,7 @@ grep -c "as asked on the control socket" "$WORK/derr.rest" | grep -qx 6 ||
 # gives back the daemon's pages and keeps the claim's (pages and file)
 pool2m_set 0
 rm -f /run/hpfilld/ledger /run/hpfilld/ledger-once
-daemon_until "2M pool: 8/8 pages"
+daemon_until "2M pool: $((BASE + 8))/$((BASE + 8)) pages"
 kill -KILL $DPID
 wait $DPID || true
 exec 5<&-
@@ -127,7 +129,7 @@ expect_rc 0 "$HPFILLD" claim vm5 --pool "2M:node$first=6" -v
 expect_in "$WORK/err" "claim vm5: no daemon runs, applying it here"
 expect_nr 14 "claim vm5 after the daemon crashed"
 expect_rc 0 "$HPFILLD" give-back
-expect_in "$WORK/out" "^2M pool of node$first: 8 pages given back \\(14 -> 6\\); 6 kept for the claims$"
+expect_in "$WORK/out" "^2M pool of node$first: 8 pages given back \\($((BASE + 14)) -> $((BASE + 6))\\); 6 kept for the claims$"
 expect_in "$WORK/out" "^1 claim kept \\(hpfilld unclaim NAME gives one back\\): vm5$"
 expect_nr 6 "give-back beside claim vm5"
 [ -f "$D/50-claim-vm5.conf" ] || fail "give-back removed the claim's file"

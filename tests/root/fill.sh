@@ -6,29 +6,33 @@
 
 n_nodes=$(echo $nodes | wc -w)
 pool2m_set 0
+# the targets are on top of the pages others hold (BASE_ALL, BASE: lib.sh)
+T=$((BASE_ALL + 100))
+half=$((BASE_ALL + 50 * n_nodes))
 
 # 200 MiB spread over the nodes with memory
-expect_rc 0 "$HPFILLD" --once --pool 2M:200M
-expect_in "$WORK/out" "^2M pool: 100/100 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
-[ "$(pool2m_nr)" = 100 ] || fail "nr_hugepages is $(pool2m_nr), expected 100"
-expect_in "$WORK/out" "^  node$first: 0 -> [0-9]+ \(target [0-9]+\)$"
+expect_rc 0 "$HPFILLD" --once --pool "2M:$((T * 2))M"
+expect_in "$WORK/out" "^2M pool: $T/$T pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
+[ "$(pool2m_nr)" = $T ] || fail "nr_hugepages is $(pool2m_nr), expected $T"
+expect_in "$WORK/out" "^  node$first: $BASE -> [0-9]+ \(target [0-9]+\)$"
 
 # again: nothing to do, still a report, still 0
-expect_rc 0 "$HPFILLD" --once --pool 2M:100
-[ "$(pool2m_nr)" = 100 ] || fail "a second run changed the pool"
-expect_in "$WORK/out" "100/100 pages"
+expect_rc 0 "$HPFILLD" --once --pool 2M:$T
+[ "$(pool2m_nr)" = $T ] || fail "a second run changed the pool"
+expect_in "$WORK/out" "$T/$T pages"
 
 # a smaller target leaves a larger pool alone...
-expect_rc 0 "$HPFILLD" --once --pool 2M:$((50 * n_nodes))
-[ "$(pool2m_nr)" = 100 ] || fail "a larger pool was shrunk without --shrink"
+expect_rc 0 "$HPFILLD" --once --pool 2M:$half
+[ "$(pool2m_nr)" = $T ] || fail "a larger pool was shrunk without --shrink"
 expect_in "$WORK/out" "larger than target, left alone"
 # the pool line tells the pool as it is, not "50/50"
-expect_in "$WORK/out" "^2M pool: 100 pages, above the target of $((50 * n_nodes)), left alone, on $n_nodes nodes? in "
+expect_in "$WORK/out" "^2M pool: $T pages, above the target of $half, left alone, on $n_nodes nodes? in "
 # ...unless asked
-expect_rc 0 "$HPFILLD" --once --shrink --pool 2M:$((50 * n_nodes))
-[ "$(pool2m_nr)" = $((50 * n_nodes)) ] || fail "--shrink left $(pool2m_nr) pages"
+expect_rc 0 "$HPFILLD" --once --shrink --pool 2M:$half
+[ "$(pool2m_nr)" = $half ] || fail "--shrink left $(pool2m_nr) pages"
 
-# zero gives the free pages back, with --shrink only; without it nothing changes
+# zero gives the free pages back, with --shrink only; without it nothing changes. The pages
+# others hold stay (surplus now: the pool is 0), the next pool2m_set makes them persistent again
 for zero in 0 0% 0G "node$first=0"; do
         pool2m_set 30
         before=$(snapshot)
@@ -36,23 +40,28 @@ for zero in 0 0% 0G "node$first=0"; do
         expect_in "$WORK/err" "--pool 2M:$zero: a target of zero gives the pool's free pages back: add --shrink"
         [ "$(snapshot)" = "$before" ] || fail "2M:$zero without --shrink changed the pools"
         expect_rc 0 "$HPFILLD" --once --shrink --pool "2M:$zero"
-        expect_in "$WORK/out" "^2M pool: 0/0 pages on"
-        [ "$(node_nr "$first" 2048)" = 0 ] || fail "--shrink --pool 2M:$zero left $(node_nr "$first" 2048) pages on node$first"
+        if [ "$BASE_ALL" = 0 ]; then
+                expect_in "$WORK/out" "^2M pool: 0/0 pages on"
+        else
+                expect_in "$WORK/out" "^2M pool: 0/0 pages, $BASE_ALL pages in use are surplus now, until freed"
+        fi
+        [ "$(node_nr "$first" 2048)" = "$BASE" ] || fail "--shrink --pool 2M:$zero left $(node_nr "$first" 2048) pages on node$first, expected the $BASE others hold"
+        [ "$(node_persistent "$first")" = 0 ] || fail "--shrink --pool 2M:$zero left $(node_persistent "$first") persistent pages on node$first"
 done
 
 # --drop-caches only when a pool falls short: a fill that meets its target drops nothing
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 drops="$(vmstat drop_pagecache) $(vmstat drop_slab)"
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --drop-caches --pool 2M:64M
-expect_in "$WORK/out" "^2M pool: 32/32 pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
+expect_rc 0 "$HPFILLD" --once --drop-caches --pool "2M:$(((BASE_ALL + 32) * 2))M"
+expect_in "$WORK/out" "^2M pool: $((BASE_ALL + 32))/$((BASE_ALL + 32)) pages on $n_nodes nodes? in [0-9]+ ms \(sysfs, 1 writer\)(, auto: .*)?$"
 [ "$(vmstat drop_pagecache) $(vmstat drop_slab)" = "$drops" ] ||
         fail "--drop-caches dropped caches on a fill that met its target ($drops -> $(vmstat drop_pagecache) $(vmstat drop_slab))"
 
 # per node
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=64M"
-[ "$(node_nr "$first" 2048)" = 32 ] || fail "node$first holds $(node_nr "$first" 2048), expected 32"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$(((BASE + 32) * 2))M"
+[ "$(node_nr "$first" 2048)" = $((BASE + 32)) ] || fail "node$first holds $(node_nr "$first" 2048), expected $((BASE + 32))"
 
 # a share of the node's memory
 pool2m_set 0
@@ -79,34 +88,39 @@ fi
 want=$((mem_kb * 1 / 100 / 2048))
 expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$want" --dry-run
 expect_rc 0 "$HPFILLD" --once --pool 2M:1%
+# (a pool others hold more of is left alone)
+[ "$BASE" -le "$want" ] || want=$BASE
 [ "$(node_nr "$first" 2048)" = "$want" ] || fail "1% gave $(node_nr "$first" 2048) pages, expected $want"
 
 # pages in use are never taken: hold 10 pages mapped, shrink to 1; the kernel keeps them, as
 # surplus pages that leave the pool once freed, and the report says so
 pool2m_set 20
 if command -v python3 >/dev/null; then
-        FIRST=$first python3 - "$HPFILLD" "$WORK" <<'PY'
+        FIRST=$first B=$BASE B_ALL=$BASE_ALL B_FREE=$BASE_FREE python3 - "$HPFILLD" "$WORK" <<'PY'
 import mmap, os, subprocess, sys
 G = "/sys/kernel/mm/hugepages/hugepages-2048kB/"
 MAP_HUGETLB = 0x40000
+# what others hold: pages in use, free ones they reserved (lib.sh)
+b, b_all, b_free = int(os.environ["B"]), int(os.environ["B_ALL"]), int(os.environ["B_FREE"])
 def count(f):
     return int(open(G + f).read())
 m = mmap.mmap(-1, 10 * 2 * 1024 * 1024, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
 for i in range(10):
     m[i * 2 * 1024 * 1024] = 1  # fault each page in
-r = subprocess.run([sys.argv[1], "--once", "--shrink", "--min", "1", "--pool", "2M:node%s=1" % os.environ.get("FIRST", "0")],
+r = subprocess.run([sys.argv[1], "--once", "--shrink", "--min", "1", "--pool", "2M:node%s=%d" % (os.environ.get("FIRST", "0"), b + 1)],
                    capture_output=True, text=True)
 print(r.stdout, r.stderr)
 assert r.returncode == 0, r.returncode
-assert count("nr_hugepages") == 10 and count("free_hugepages") == 0, (count("nr_hugepages"), count("free_hugepages"))
+assert count("nr_hugepages") == b_all + 10 and count("free_hugepages") == b_free, (count("nr_hugepages"), count("free_hugepages"))
 # the kernel keeps the pages in use, as surplus pages (set_max_huge_pages()): 1 persistent
 assert count("surplus_hugepages") == 9, count("surplus_hugepages")
-assert "2M pool: 1/1 page, 9 pages in use are surplus now, until freed" in r.stdout, r.stdout
-assert "20 -> 1 (target 1, the pages above it are in use: surplus now, they leave the pool when freed)" in r.stdout, r.stdout
+assert "2M pool: %d/%d page%s, 9 pages in use are surplus now, until freed" % (b_all + 1, b_all + 1, "" if b_all + 1 == 1 else "s") in r.stdout, r.stdout
+assert "%d -> %d (target %d, the pages above it are in use: surplus now, they leave the pool when freed)" % (
+    b + 20, b + 1, b + 1) in r.stdout, r.stdout
 m[0] = 2  # still ours
 m.close()
 # freed: the surplus pages leave, the one persistent page stays
-assert count("nr_hugepages") == 1 and count("surplus_hugepages") == 0, (count("nr_hugepages"), count("surplus_hugepages"))
+assert count("nr_hugepages") == b_all + 1 and count("surplus_hugepages") == 0, (count("nr_hugepages"), count("surplus_hugepages"))
 PY
 fi
 echo "PASS"

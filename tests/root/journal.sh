@@ -16,7 +16,7 @@ EXTRA_CLEANUP='rm -f $ENTRY'
 
 paused_fill() { # a fault fill of 60 pages, paused after its 2nd chunk: the overcommit raised
         HPFILLD_TEST_PAUSE_FIFO="$FIFO" HPFILLD_TEST_PAUSE_AFTER_STEPS=2 \
-                "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=60" >"$WORK/out1" 2>"$WORK/err1" &
+                "$HPFILLD_HOOKED" --once --mode fault -t 1 --pool "2M:node$first=$((BASE + 60))" >"$WORK/out1" 2>"$WORK/err1" &
         PID1=$!
         wait_paused "$FIFO"
         [ "$(cat $OC)" = 60 ] || fail "overcommit $(cat $OC) mid-fill, expected 60"
@@ -35,12 +35,14 @@ MSG="Put /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages back 
 
 echo 3 >$OC
 pool2m_set 0
+# the targets on top of the pages others hold (BASE, lib.sh)
+T20=$((BASE + 20))
 
 # the entry is on disk before the change it records: written, synced, renamed into place and
 # its directory synced, then the overcommit written (as journal.h says)
 if command -v strace >/dev/null; then
         expect_rc 0 env ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -y -o "$WORK/trace" -e trace=write,fsync,rename,renameat,renameat2 \
-                "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=20"
+                "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=$T20"
         order=$(awk '
                 /fsync\(.*<\/run\/hpfilld\/\.changed\..*\.tmp>\)/ && !f { f = NR }
                 /rename.*"changed\.hugepages-2048kB\.nr_overcommit_hugepages"/ && !m { m = NR }
@@ -57,6 +59,7 @@ fi
 
 # a live owner's entry is left alone by status; the owner puts the value back itself
 paused_fill
+checkpoint paused
 expect_rc 0 "$HPFILLD" status
 [ "$(cat $OC)" = 60 ] && [ -f $ENTRY ] || fail "status touched a running fill's setting"
 fifo_go "$FIFO"
@@ -81,7 +84,7 @@ expect_rc 0 "$HPFILLD" status --format=prometheus
 expect_in "$WORK/out" '^hpfilld_journal_entry\{entry="changed.hugepages-2048kB.nr_overcommit_hugepages",path="/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages",result="stale"\} 1$'
 [ "$(cat $OC)" = 60 ] || fail "status changed overcommit to $(cat $OC)"
 [ "$(cat $ENTRY)" = "$before" ] || fail "status changed the journal entry"
-expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=20"
+expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=$T20"
 expect_in "$WORK/err" "$MSG"
 [ "$(cat $OC)" = 3 ] || fail "the fill after status left overcommit at $(cat $OC)"
 [ ! -e $ENTRY ] || fail "the fill after status left the journal entry"
@@ -91,11 +94,11 @@ expect_in "$WORK/out" '"journal": \[\]'
 # SIGKILL, then a sysfs fill puts it back, says so, and fills
 pool2m_set 0
 killed_fill
-expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=20"
+expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=$T20"
 expect_in "$WORK/err" "$MSG"
 [ "$(cat $OC)" = 3 ] || fail "the next fill left overcommit at $(cat $OC)"
 [ ! -e $ENTRY ] || fail "the next fill left the journal entry"
-[ "$(node_nr "$first" 2048)" = 20 ] || fail "the next fill: node$first holds $(node_nr "$first" 2048)"
+[ "$(node_nr "$first" 2048)" = $T20 ] || fail "the next fill: node$first holds $(node_nr "$first" 2048)"
 
 # SIGKILL, then an admin sets the value: it is theirs; status says so, the fill leaves it
 pool2m_set 0
@@ -105,7 +108,7 @@ expect_rc 0 "$HPFILLD" status
 expect_in "$WORK/out" "The next fill leaves /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since \(and drops the entry\)"
 [ "$(cat $OC)" = 500 ] || fail "status changed the admin's overcommit to $(cat $OC)"
 [ -e $ENTRY ] || fail "status dropped the entry"
-expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=20"
+expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=$T20"
 expect_in "$WORK/err" "Left /sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages at 500: pid [0-9]+, which is gone, had set it to 60 \(from 3\), but it was changed since"
 [ "$(cat $OC)" = 500 ] || fail "the fill changed the admin's overcommit to $(cat $OC)"
 [ ! -e $ENTRY ] || fail "the stale entry was kept"

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Shared by the root tests: skip when they cannot run, save the pools, restore them on exit.
+# Shared by the root tests: skip when they cannot run; the host as found, from the pages others
+# hold (as-found.sh), and put back however the test ends.
 set -eu
 
 HP=/sys/kernel/mm/hugepages
@@ -32,50 +33,9 @@ export STRACE_ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
 SAVED="$WORK/saved"
-# a daemon started with --config records its file here for hpfilld give-back, and it stays when
-# the daemon stops: the record found is put back at the end, a test's daemon's removed
-DAEMON_CONFIG=/run/hpfilld/daemon-config
-[ ! -f "$DAEMON_CONFIG" ] || cp -p "$DAEMON_CONFIG" "$WORK/daemon-config.found"
-
-# Every counter and knob of every pool, global and per node: what each test must leave as found.
-pool_files() {
-        for f in "$HP"/hugepages-*/nr_hugepages "$HP"/hugepages-*/nr_overcommit_hugepages; do
-                echo "$f"
-        done
-        if [ -d "$NODES/node0" ]; then
-                for f in "$NODES"/node*/hugepages/hugepages-*/nr_hugepages; do
-                        echo "$f"
-                done
-        fi
-}
-
-# A snapshot of all pool counters, to compare byte for byte.
-snapshot() {
-        for f in $(pool_files) "$HP"/hugepages-*/free_hugepages "$HP"/hugepages-*/surplus_hugepages \
-                "$HP"/hugepages-*/resv_hugepages; do
-                printf '%s=%s\n' "$f" "$(cat "$f")"
-        done
-}
-
-save_pools() {
-        : >"$SAVED"
-        for f in $(pool_files); do
-                printf '%s %s\n' "$f" "$(cat "$f")" >>"$SAVED"
-        done
-}
-
-restore_pools() {
-        # per-node counts first, then global ones; each pool back to what it held (only what
-        # changed is written: the kernel refuses any write of a gigantic pool's overcommit)
-        if [ -d "$NODES/node0" ]; then
-                grep "^$NODES" "$SAVED" | while read -r f v; do
-                        [ "$(cat "$f")" = "$v" ] || echo "$v" >"$f" || true
-                done
-        fi
-        grep -v "^$NODES" "$SAVED" | while read -r f v; do
-                [ "$(cat "$f")" = "$v" ] || echo "$v" >"$f" || true
-        done
-}
+. "$(dirname "${BASH_SOURCE[0]}")/as-found.sh"
+found_save
+save_pools
 
 # mount_huge: $MNT, a hugetlbfs mount of 2 MiB pages of the test's own ($WORK/huge), unmounted at
 # the end with the reservations made in it (EXTRA_CLEANUP); skips (exit 77) where it cannot mount
@@ -130,8 +90,13 @@ second_exits() {
         [ "$rc" = "$1" ] || { cat "$WORK/out2" "$WORK/err2.rest"; fail "the second fill exited $rc, expected $1"; }
 }
 
+# cleanup: however the test ends (its status, set -e, fail, a signal), the host as found: what
+# it left running stopped, what holds pages (files, mounts) gone, then the pools, HVO and
+# /run/hpfilld put back; then compared with what was found, a difference failing the test
 cleanup() {
         local rc=$? p
+        # a second ^C or SIGTERM (meson sends one to the whole process group) must not cut it short
+        trap '' INT TERM
         # what a failed or killed test left running in the background (an hpfilld paused at a
         # FIFO, say) must not go on holding the host lock or pages
         for p in $(jobs -p); do
@@ -141,28 +106,44 @@ cleanup() {
         # first what holds pages (reservation files, mounts), then the pools
         if [ -n "${EXTRA_CLEANUP:-}" ]; then eval "$EXTRA_CLEANUP" || true; fi
         if [ -n "${HOLD_PID:-}" ]; then kill "$HOLD_PID" 2>/dev/null || true; wait "$HOLD_PID" 2>/dev/null || true; fi
+        umount_leftovers
+        reservations_remove
         restore_pools
-        if [ -f "$WORK/daemon-config.found" ]; then
-                cp -p "$WORK/daemon-config.found" "$DAEMON_CONFIG" || true
-        else
-                rm -f "$DAEMON_CONFIG"
+        hvo_restore
+        state_restore
+        if ! found_check >"$WORK/left" 2>&1; then
+                cat "$WORK/left" >&2
+                echo "FAIL: the test left the host other than it found it (above)" >&2
+                [ "$rc" != 0 ] && [ "$rc" != 77 ] || rc=1
         fi
-        rm -rf "$WORK"
+        rm -rf --one-file-system "$WORK"
         exit $rc
 }
 
-save_pools
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 fail() {
         echo "FAIL: $*" >&2
         exit 1
 }
 
-# pool2m_set N: the 2 MiB pool to N pages, spread by the kernel (setup before a test case).
+# checkpoint NAME: where tests/root/stopped.sh stops this test half way (ROOT_TEST_STOP=NAME:HOW):
+# HOW a signal, sent to the test's process group as a terminal's ^C or meson's timeout sends it,
+# or "fail", a failure there; the test must leave the host as found all the same
+checkpoint() {
+        [ "${ROOT_TEST_STOP:-}" != "" ] && [ "${ROOT_TEST_STOP%%:*}" = "$1" ] || return 0
+        case ${ROOT_TEST_STOP#*:} in
+        fail) fail "stopped at checkpoint $1 (ROOT_TEST_STOP)" ;;
+        *) kill -s "${ROOT_TEST_STOP#*:}" 0 ;;
+        esac
+}
+
+# pool2m_set N: the 2 MiB pool to N pages above what others hold ($BASE_ALL, as-found.sh), the
+# new ones spread by the kernel (setup before a test case)
 pool2m_set() {
-        echo "$1" >"$HP/hugepages-2048kB/nr_hugepages"
+        echo $((BASE_ALL + $1)) >"$HP/hugepages-2048kB/nr_hugepages"
 }
 
 pool2m_nr() {
@@ -178,6 +159,12 @@ pool2m_clean() {
 
 node_nr() { # node size_kb
         cat "$NODES/node$1/hugepages/hugepages-$2kB/nr_hugepages"
+}
+
+# node_persistent NODE: the node's 2M pages less its surplus ones
+node_persistent() {
+        local d=$NODES/node$1/hugepages/hugepages-2048kB
+        echo $(($(cat "$d/nr_hugepages") - $(cat "$d/surplus_hugepages")))
 }
 
 mem_nodes() {
@@ -294,3 +281,6 @@ reserve_release() {
 # the NUMA nodes with memory ("0 1 "), and the first of them
 nodes=$(mem_nodes)
 first=${nodes%% *}
+
+# the 2M pool down to what others hold: the test's zero (as-found.sh)
+found_start

@@ -33,7 +33,9 @@ stop_holder() {
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 pool2m_set 0
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=10"
+# the targets on top of the pages others hold (BASE, lib.sh)
+T20=$((BASE + 20)) T30=$((BASE + 30))
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$((BASE + 10))"
 [ "$(stat -c '%u %a %F' $L)" = "0 600 regular file" ] || fail "the lock file: $(stat -c '%u %a %F' $L)"
 # nobody cannot open it, so cannot hold it
 if as_nobody flock -n $L true 2>"$WORK/err"; then fail "nobody took the host lock"; fi
@@ -46,17 +48,17 @@ if [ ! -e $OLD ]; then
 fi
 chmod 644 $OLD
 HOLD=$OLD hold setpriv --reuid=65534 --regid=65534 --clear-groups
-expect_rc 0 "$HPFILLD" --once --lock-timeout 2 --pool "2M:node$first=20"
-[ "$(node_nr "$first" 2048)" = 20 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 20"
+expect_rc 0 "$HPFILLD" --once --lock-timeout 2 --pool "2M:node$first=$T20"
+[ "$(node_nr "$first" 2048)" = $T20 ] || fail "node$first holds $(node_nr "$first" 2048) pages, expected 20"
 stop_holder
 [ -n "${made_old:-}" ] && rm -f $OLD
 
 # a host.lock of another mode (anyone may hold a descriptor of it): refused, kept, nothing changed
 old=$(stat -c %i $L)
 chmod 644 $L
-expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=30"
+expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=$T30"
 expect_in "$WORK/err" "Cannot open /run/hpfilld/host.lock: not a file of this user's, mode 0600: refused"
-[ "$(node_nr "$first" 2048)" = 20 ] || fail "the refused fill changed node$first to $(node_nr "$first" 2048)"
+[ "$(node_nr "$first" 2048)" = $T20 ] || fail "the refused fill changed node$first to $(node_nr "$first" 2048)"
 [ "$(stat -c '%i %a' $L)" = "$old 644" ] || fail "the 0644 host.lock was replaced or changed"
 chmod 600 $L
 
@@ -66,14 +68,14 @@ expect_rc 0 "$HPFILLD" status
 expect_in "$WORK/out" "^The host lock is held by pid $HOLDER \(flock, not a fill that said what it does\)$"
 expect_rc 0 as_nobody "$HPFILLD" status
 expect_in "$WORK/out" "^The host lock is held by pid $HOLDER \(flock, not a fill that said what it does\)$"
-expect_rc 1 "$HPFILLD" --once --lock-timeout 1 --pool "2M:node$first=30"
+expect_rc 1 "$HPFILLD" --once --lock-timeout 1 --pool "2M:node$first=$T30"
 expect_in "$WORK/err" "Another fill is running: pid $HOLDER \(flock, not a fill that said what it does\)"
 stop_holder
 
 # a lock file of another owner: refused, nothing changed
 chown nobody $L
-expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=30"
+expect_rc 1 "$HPFILLD" --once --pool "2M:node$first=$T30"
 expect_in "$WORK/err" "Cannot open /run/hpfilld/host.lock: (Permission denied|not a file of this user's, mode 0600: refused)"
-[ "$(node_nr "$first" 2048)" = 20 ] || fail "the refused fill changed node$first to $(node_nr "$first" 2048)"
+[ "$(node_nr "$first" 2048)" = $T20 ] || fail "the refused fill changed node$first to $(node_nr "$first" 2048)"
 chown root $L
 echo PASS

@@ -24,8 +24,8 @@ mount --bind /proc "$root/proc"
 real_prom=""
 pool2m_set 0
 as_user() { setpriv --reuid="$user" --regid="$group" --clear-groups "$@"; }
-fill_to() { # PATH: a fill that changes nothing, its metrics to PATH
-        expect_rc 0 "$HPFILLD" --once --root "$root" --pool 2M:0 --shrink --metrics-file "$1"
+fill_to() { # PATH: a fill that changes nothing (the pool at what others hold: lib.sh), its metrics to PATH
+        expect_rc 0 "$HPFILLD" --once --root "$root" --pool "2M:$BASE_ALL" --shrink --metrics-file "$1"
 }
 refused_to() { # PATH: the same, refused (exit 2) for PATH's directory
         expect_rc 2 "$HPFILLD" --once --root "$root" --pool 2M:0 --shrink --metrics-file "$1"

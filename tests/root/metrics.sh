@@ -35,7 +35,8 @@ expect_value() { # FILE SERIES WANT
 
 ### MetricsFile= in [Fill], a --once fill
 
-printf '[Fill]\nMetricsFile=%s/hpfilld.prom\n\n[Pool]\nPageSize=2M\nAmount=node%s=40M\n' "$textdir" "$first" \
+# the targets on top of the pages others hold (BASE, lib.sh)
+printf '[Fill]\nMetricsFile=%s/hpfilld.prom\n\n[Pool]\nPageSize=2M\nAmount=node%s=%sM\n' "$textdir" "$first" $(((BASE + 20) * 2)) \
         >"$root/etc/hpfilld.conf"
 expect_rc 0 "$HPFILLD" --once --root "$root"
 prom=$textdir/hpfilld.prom
@@ -43,8 +44,8 @@ prom=$textdir/hpfilld.prom
 [ "$(stat -c %a "$prom")" = 644 ] || fail "$prom has mode $(stat -c %a "$prom"), expected 644"
 [ "$(ls -A "$textdir")" = hpfilld.prom ] || fail "the textfile directory holds more than hpfilld.prom: $(ls -A "$textdir")"
 promtool check metrics <"$prom" || fail "promtool check metrics rejects $prom"
-expect_value "$prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" 20
-expect_value "$prom" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" 20
+expect_value "$prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" $((BASE + 20))
+expect_value "$prom" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" $((BASE + 20))
 expect_value "$prom" hpfilld_last_fill_exit_status 0
 expect_value "$prom" hpfilld_last_fill_success 1
 expect_value "$prom" hpfilld_fills_total 1
@@ -57,14 +58,14 @@ echo "ok: MetricsFile= written by --once: $(grep -vc '^#' "$prom") series, promt
 
 ### --metrics-file wins over MetricsFile=; a second fill counts on; status shows the same
 
-expect_rc 0 "$HPFILLD" --once --root "$root" --pool "2M:node$first=30" --metrics-file "$textdir/second.prom"
-expect_value "$textdir/second.prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" 30
+expect_rc 0 "$HPFILLD" --once --root "$root" --pool "2M:node$first=$((BASE + 30))" --metrics-file "$textdir/second.prom"
+expect_value "$textdir/second.prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" $((BASE + 30))
 expect_value "$textdir/second.prom" hpfilld_fills_total 2
-expect_value "$prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" 20
+expect_value "$prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" $((BASE + 20))
 rm "$textdir/second.prom"
 expect_rc 0 "$HPFILLD" status --root "$root" --format=prometheus
 promtool check metrics <"$WORK/out" || fail "promtool check metrics rejects status --format=prometheus"
-expect_value "$WORK/out" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" 30
+expect_value "$WORK/out" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" $((BASE + 30))
 expect_value "$WORK/out" hpfilld_fills_total 2
 echo "ok: --metrics-file, the counters go on, status --format=prometheus passes promtool"
 
@@ -89,22 +90,22 @@ wait_value() {
 }
 mkdir -p "$root/etc/hpfilld.conf.d"
 printf '[Fill]\nMetricsInterval=1\n' >"$root/etc/hpfilld.conf.d/interval.conf"
-"$HPFILLD" --root "$root" --pool "2M:node$first=34" --metrics-file "$textdir/daemon.prom" >"$WORK/daemon.log" 2>&1 &
+"$HPFILLD" --root "$root" --pool "2M:node$first=$((BASE + 34))" --metrics-file "$textdir/daemon.prom" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 EXTRA_CLEANUP="kill \$DAEMON_PID 2>/dev/null; $EXTRA_CLEANUP"
 wait_value "$textdir/daemon.prom" hpfilld_fills_total 3
-expect_value "$textdir/daemon.prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" 34
+expect_value "$textdir/daemon.prom" "hpfilld_pool_pages{size=\"2M\",node=\"$first\"}" $((BASE + 34))
 # the file follows the pool between fills (MetricsInterval=): given back behind the daemon's
-# back, then some pages added by hand; the target stays the last fill's
+# back (to what others hold), then some pages added by hand; the target stays the last fill's
 pages="hpfilld_pool_pages{size=\"2M\",node=\"$first\"}"
-echo 0 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
-wait_value "$textdir/daemon.prom" "$pages" 0
-expect_value "$textdir/daemon.prom" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" 34
+echo "$BASE" >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+wait_value "$textdir/daemon.prom" "$pages" "$BASE"
+expect_value "$textdir/daemon.prom" "hpfilld_pool_target_pages{size=\"2M\",node=\"$first\"}" $((BASE + 34))
 expect_value "$textdir/daemon.prom" hpfilld_fills_total 3
-echo 12 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
-wait_value "$textdir/daemon.prom" "$pages" 12
+echo $((BASE + 12)) >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+wait_value "$textdir/daemon.prom" "$pages" $((BASE + 12))
 promtool check metrics <"$textdir/daemon.prom" || fail "promtool check metrics rejects the refreshed file"
-echo "ok: the daemon's file follows the pool given back (0) and grown by hand (12) between fills"
+echo "ok: the daemon's file follows the pool given back ($BASE) and grown by hand ($((BASE + 12))) between fills"
 kill -HUP "$DAEMON_PID"
 wait_value "$textdir/daemon.prom" hpfilld_fills_total 4
 promtool check metrics <"$textdir/daemon.prom" || fail "promtool check metrics rejects the daemon's file"
@@ -130,8 +131,8 @@ done
 [ -s "$WORK/scrape" ] || { cat "$WORK/exporter.log"; fail "node_exporter did not answer on 127.0.0.1:$port"; }
 expect_value "$WORK/scrape" node_textfile_scrape_error 0
 # node_exporter sorts the labels
-expect_value "$WORK/scrape" "hpfilld_pool_pages{node=\"$first\",size=\"2M\"}" 20
-expect_value "$WORK/scrape" "hpfilld_pool_target_pages{node=\"$first\",size=\"2M\"}" 20
+expect_value "$WORK/scrape" "hpfilld_pool_pages{node=\"$first\",size=\"2M\"}" $((BASE + 20))
+expect_value "$WORK/scrape" "hpfilld_pool_target_pages{node=\"$first\",size=\"2M\"}" $((BASE + 20))
 expect_value "$WORK/scrape" hpfilld_last_fill_success 1
 expect_value "$WORK/scrape" hpfilld_fills_total 1
 expect_in "$WORK/scrape" '^# TYPE hpfilld_fills_total counter$'

@@ -25,6 +25,17 @@ def fail(msg):
     sys.exit(1)
 
 
+def checkpoint(name):
+    """Where tests/root/stopped.sh stops the test half way (ROOT_TEST_STOP=NAME:HOW, as
+    tests/root/lib.sh's checkpoint does): a signal to the process group, or a failure."""
+    where, _, how = os.environ.get("ROOT_TEST_STOP", "").partition(":")
+    if where != name:
+        return
+    if how == "fail":
+        fail("stopped at checkpoint %s (ROOT_TEST_STOP)" % name)
+    os.killpg(0, getattr(signal, "SIG" + how))
+
+
 def nr(node):
     with open(NODE % node) as f:
         return int(f.read())
@@ -49,7 +60,9 @@ def make_until(sock, messages):
 
 def main():
     hpfilld, node = sys.argv[1], sys.argv[2]
+    # the pages others hold on the node: the targets are on top of them
     before_daemons = nr(node)
+    t40, t60 = before_daemons + 40, before_daemons + 60
     work = tempfile.mkdtemp(prefix="hpfilld-notify-")
     path = os.path.join(work, "notify")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -60,20 +73,21 @@ def main():
     until = make_until(sock, messages)
 
     with open(os.path.join(work, "a.conf"), "w") as f:
-        f.write("[Pool]\nPageSize=2M\nAmount=node%s=40\n" % node)
+        f.write("[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, t40))
     d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         until("READY=1")
-        if nr(node) != 40:
-            fail("READY=1 with node%s at %d pages, not 40" % (node, nr(node)))
+        if nr(node) != t40:
+            fail("READY=1 with node%s at %d pages, not %d" % (node, nr(node), t40))
         first_ready = next(i for i, m in enumerate(messages) if "READY=1" in m.split("\n"))
         if not any(l.startswith("STATUS=") for m in messages[:first_ready] for l in m.split("\n")):
             fail("no STATUS= before READY=1: %r" % messages)
-        if "2M pool: 40/40 pages" not in messages[first_ready] and \
-                not any("2M pool: 40/40 pages" in m for m in messages[first_ready:first_ready + 2]):
+        line40 = "2M pool: %d/%d pages" % (t40, t40)
+        if line40 not in messages[first_ready] and \
+                not any(line40 in m for m in messages[first_ready:first_ready + 2]):
             # the final STATUS comes with or just before READY
-            if not any("2M pool: 40/40 pages" in m for m in messages):
+            if not any(line40 in m for m in messages):
                 fail("no final STATUS with the report: %r" % messages)
 
         with open("/proc/%d/status" % d.pid) as f:
@@ -91,15 +105,15 @@ def main():
 
         # reload with a bigger pool: RELOADING=1, then READY=1 with the new target met
         with open(os.path.join(work, "a.conf"), "w") as f:
-            f.write("[Pool]\nPageSize=2M\nAmount=node%s=60\n" % node)
+            f.write("[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, t60))
         n = len(messages)
         d.send_signal(signal.SIGHUP)
         until("RELOADING=1")
         if not any(l.startswith("MONOTONIC_USEC=") for l in messages[-1].split("\n")):
             fail("RELOADING=1 without MONOTONIC_USEC=: %r" % messages[-1])
         until("READY=1")
-        if nr(node) != 60:
-            fail("READY=1 after reload with node%s at %d pages, not 60" % (node, nr(node)))
+        if nr(node) != t60:
+            fail("READY=1 after reload with node%s at %d pages, not %d" % (node, nr(node), t60))
 
         # a bad configuration on reload: the old one stays, the daemon stays up
         with open(os.path.join(work, "a.conf"), "w") as f:
@@ -115,7 +129,7 @@ def main():
             fail("READY=1 after a bad reload without a STATUS= naming the error: %r" % ready)
         if any("STATUS=Filling" in m for m in messages[n - 1:]):
             fail("a bad reload filled again: %r" % messages[n - 1:])
-        if nr(node) != 60:
+        if nr(node) != t60:
             fail("a bad reload changed the pool: %d" % nr(node))
 
         d.send_signal(signal.SIGTERM)
@@ -124,9 +138,9 @@ def main():
         if rc != 0:
             fail("exit status %d after SIGTERM; stderr: %s" % (rc, d.stderr.read()))
         err = d.stderr.read()
-        if "2M pool: 40/40 pages" not in err or "Reload failed" not in err:
+        if line40 not in err or "Reload failed" not in err:
             fail("the log lacks the one-line report or the reload failure: %s" % err)
-        if nr(node) != 60:
+        if nr(node) != t60:
             fail("the pool changed on stop without ReleaseOnStop: %d" % nr(node))
 
         # ReleaseOnStop=yes: SIGTERM gives back what the daemons added (the one before too: its
@@ -158,6 +172,7 @@ def main():
             until("READY=1")
             keep = os.path.join(mnt, "hpfilld", "keep")
             inode = os.stat(keep).st_ino
+            checkpoint("reserved")
 
             def write_marker(marker):
                 """Maps the reservation as a VM would and writes @marker at its start."""

@@ -4,22 +4,18 @@
 # configuration's [Pool] and [Reserve] are not used: here a file given with --config, as the
 # suite never reads /etc), --reserve's owner, group and mode, --create-mounts, status --kubelet
 # and give-back (a workload's pages, a mapped reservation and another consumer's pages stay).
-# In a mount namespace of its own, on hugetlbfs mounts it makes; the ledgers in /run/hpfilld
-# put back as found.
+# In a mount namespace of its own, on hugetlbfs mounts it makes; from none of the ledgers in
+# /run/hpfilld, which lib.sh puts back as found.
 OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
 G=$HP/hugepages-2048kB
-mount_huge
-for f in /run/hpfilld/ledger-once /run/hpfilld/ledger; do
-        [ ! -s "$f" ] || cp "$f" "$WORK/$(basename "$f").found"
-done
-# the ledgers as found are this host's (other fills of this boot): the test starts from none and
-# puts them back
-rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
-LEDGERS_BACK="rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger; for f in ledger-once ledger; do [ ! -f '$WORK'/\$f.found ] || cp '$WORK'/\$f.found /run/hpfilld/\$f; done"
-EXTRA_CLEANUP="$LEDGERS_BACK; $EXTRA_CLEANUP"
+MNT="$WORK/huge"
+mkdir -p "$MNT"
+mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
+EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
 pool2m_set 0
+# the pools on top of the pages others hold (BASE, BASE_ALL: lib.sh)
 
 # a configuration whose [Reserve] this kernel cannot make (a node it lacks) and whose [Pool] is
 # larger: a one-off --pool fills its own pool alone
@@ -27,10 +23,10 @@ printf '[Pool]\nPageSize=2M\nAmount=node%s=40\n[Reserve]\nName=cfg\nPageSize=2M\
         >"$WORK/etc.conf"
 expect_rc 2 "$HPFILLD" --once --config "$WORK/etc.conf"
 expect_in "$WORK/err" "etc.conf:4: node4000 does not exist"
-[ "$(pool2m_nr)" = 0 ] || fail "a refused configuration changed the pool: $(pool2m_nr)"
-expect_rc 0 "$HPFILLD" --once --shrink --config "$WORK/etc.conf" --pool "2M:node$first=10"
+[ "$(pool2m_nr)" = "$BASE_ALL" ] || fail "a refused configuration changed the pool: $(pool2m_nr)"
+expect_rc 0 "$HPFILLD" --once --shrink --config "$WORK/etc.conf" --pool "2M:node$first=$((BASE + 10))"
 expect_in "$WORK/out" "^Plan from the command line \(--pool, --reserve\): the configuration's pools, reservations and claims are not used$"
-[ "$(node_nr "$first" 2048)" = 10 ] || fail "--pool 2M:node$first=10 left $(node_nr "$first" 2048) pages"
+[ "$(node_nr "$first" 2048)" = $((BASE + 10)) ] || fail "--pool 2M:node$first=$((BASE + 10)) left $(node_nr "$first" 2048) pages"
 [ ! -e "$MNT/hpfilld/cfg" ] || fail "the configuration's reservation was made"
 echo "ok: --once --pool with a configuration that reserves: its pool alone"
 
@@ -38,7 +34,7 @@ echo "ok: --once --pool with a configuration that reserves: its pool alone"
 expect_rc 0 "$HPFILLD" --once --config "$WORK/etc.conf" --reserve "vm1:2M:4@node$first,owner=nobody,group=nogroup,mode=0640"
 [ "$(stat -c '%a %U %G %s' "$MNT/hpfilld/vm1")" = "640 nobody nogroup $((4 << 21))" ] ||
         fail "vm1: $(stat -c '%a %U %G %s' "$MNT/hpfilld/vm1")"
-[ "$(node_nr "$first" 2048)" -lt 40 ] || fail "--reserve alone filled the configuration's pool: $(node_nr "$first" 2048)"
+[ "$(node_nr "$first" 2048)" -lt $((BASE + 40)) ] || fail "--reserve alone filled the configuration's pool: $(node_nr "$first" 2048)"
 expect_rc 0 "$HPFILLD" --release vm1
 echo "ok: --reserve vm1:2M:4@node$first,owner=nobody,group=nogroup,mode=0640"
 
@@ -50,7 +46,7 @@ umount "$MNT"
 # the test removes it at the end
 made_dir=
 [ -d /dev/hugepages ] || made_dir=yes
-EXTRA_CLEANUP="$LEDGERS_BACK; rm -rf /dev/hugepages/hpfilld; while mountpoint -q /dev/hugepages; do umount /dev/hugepages; done; [ -z '$made_dir' ] || rmdir /dev/hugepages"
+EXTRA_CLEANUP="rm -rf /dev/hugepages/hpfilld; while mountpoint -q /dev/hugepages; do umount /dev/hugepages; done; [ -z '$made_dir' ] || rmdir /dev/hugepages"
 [ "$(awk '$3 == "hugetlbfs"' /proc/self/mounts)" = "" ] || fail "a hugetlbfs mount is left: $(grep hugetlbfs /proc/self/mounts)"
 if [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" != 2048 ]; then
         echo "SKIP: the default huge page size is not 2M (--create-mounts would make a directory in the host's /dev)"
@@ -58,27 +54,27 @@ if [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" != 2048 ]; then
 fi
 pool2m_set 0
 # a plan refused (a reservation larger than the node): nothing mounted, no directory made
-expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:99999999@node$first"
+expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:99999999@node$first"
 expect_in "$WORK/err" "99999999 2M pages are more than its memory"
 ! mountpoint -q /dev/hugepages || fail "--create-mounts mounted /dev/hugepages for a run whose plan was refused"
 [ -z "$made_dir" ] || [ ! -e /dev/hugepages ] || fail "--create-mounts made /dev/hugepages for a run whose plan was refused"
-[ "$(pool2m_nr)" = 0 ] || fail "a run refused for its plan changed the pool"
-expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+[ "$(pool2m_nr)" = "$BASE_ALL" ] || fail "a run refused for its plan changed the pool"
+expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "no hugetlbfs mount for 2M pages \(--create-mounts makes one, or: mkdir -p /dev/hugepages; mount -t hugetlbfs -o pagesize=2M none /dev/hugepages\)"
-[ "$(pool2m_nr)" = 0 ] || fail "a run refused for its mount changed the pool"
-expect_rc 0 "$HPFILLD" --once --dry-run --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+[ "$(pool2m_nr)" = "$BASE_ALL" ] || fail "a run refused for its mount changed the pool"
+expect_rc 0 "$HPFILLD" --once --dry-run --create-mounts --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "no hugetlbfs mount for its pages yet: --create-mounts mounts one at /dev/hugepages"
 ! mountpoint -q /dev/hugepages || fail "--dry-run --create-mounts mounted /dev/hugepages"
 # CreateMounts=yes in a file: --check-config and --dry-run name the setting, not the option
-printf '[Fill]\nCreateMounts=yes\n[Pool]\nPageSize=2M\nAmount=node%s=8\n[Reserve]\nName=cm\nPageSize=2M\nAmount=4\nNode=%s\n' \
-        "$first" "$first" >"$WORK/cm.conf"
+printf '[Fill]\nCreateMounts=yes\n[Pool]\nPageSize=2M\nAmount=node%s=%s\n[Reserve]\nName=cm\nPageSize=2M\nAmount=4\nNode=%s\n' \
+        "$first" "$((BASE + 8))" "$first" >"$WORK/cm.conf"
 expect_rc 0 "$HPFILLD" --check-config --config "$WORK/cm.conf"
 expect_in "$WORK/err" "cm.conf:6: no hugetlbfs mount for its pages yet: CreateMounts=yes mounts one at /dev/hugepages"
 grep -q -- "--create-mounts" "$WORK/err" && fail "--check-config with CreateMounts=yes names the option: $(cat "$WORK/err")"
-expect_rc 0 "$HPFILLD" --once --dry-run --config "$WORK/cm.conf" --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_rc 0 "$HPFILLD" --once --dry-run --config "$WORK/cm.conf" --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "no hugetlbfs mount for its pages yet: CreateMounts=yes mounts one at /dev/hugepages"
 ! mountpoint -q /dev/hugepages || fail "--check-config with CreateMounts=yes mounted /dev/hugepages"
-expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "Mounted hugetlbfs for 2M pages at /dev/hugepages \(CreateMounts=, --create-mounts\); it stays mounted"
 line=$(awk '$2 == "/dev/hugepages"' /proc/self/mounts)
 case $line in
@@ -88,14 +84,14 @@ esac
 [ "$(stat -c '%a %U' /dev/hugepages)" = "755 root" ] || fail "the mount's root: $(stat -c '%a %U' /dev/hugepages)"
 [ -f /dev/hugepages/hpfilld/cm ] || fail "no reservation in the mount made"
 # again: the mount is there, none is made over it
-expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_rc 0 "$HPFILLD" --once --create-mounts --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:4@node$first"
 [ "$(awk '$2 == "/dev/hugepages"' /proc/self/mounts | wc -l)" = 1 ] || fail "a second mount: $(grep hugepages /proc/self/mounts)"
 grep -q "Mounted hugetlbfs" "$WORK/err" && fail "mounted again: $(cat "$WORK/err")"
 expect_rc 0 "$HPFILLD" --release cm
 umount /dev/hugepages
 # never over a mount of another kind
 mount -t tmpfs -o size=1M,mode=0755 none /dev/hugepages
-expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=8" --reserve "cm:2M:4@node$first"
+expect_rc 2 "$HPFILLD" --once --create-mounts --pool "2M:node$first=$((BASE + 8))" --reserve "cm:2M:4@node$first"
 expect_in "$WORK/err" "CreateMounts=: /dev/hugepages is a mount point already, not of hugetlbfs for 2M pages: left alone"
 [ "$(awk '$2 == "/dev/hugepages" { print $3 }' /proc/self/mounts)" = tmpfs ] || fail "the tmpfs was covered"
 umount /dev/hugepages
@@ -134,14 +130,14 @@ if [ -n "$made_dir" ] && [ -d /dev/hugepages ]; then rmdir /dev/hugepages; fi
 # reservations; a workload holds 6 pages and a VM maps r2: r1 goes, r2 and its pages stay, the
 # rest of what hpfilld added goes, free pages only (exit 3); once they let go, the rest (exit 0)
 mount -t hugetlbfs -o pagesize=2M none "$MNT"
-EXTRA_CLEANUP="$LEDGERS_BACK; exec 7>&- 8<&- 2>/dev/null; [ -z \"\${VM_PID:-}\" ] || kill \"\$VM_PID\" 2>/dev/null; rm -rf '$MNT/hpfilld'; umount '$MNT'"
+EXTRA_CLEANUP="exec 7>&- 8<&- 2>/dev/null; [ -z \"\${VM_PID:-}\" ] || kill \"\$VM_PID\" 2>/dev/null; rm -rf '$MNT/hpfilld'; umount '$MNT'"
 pool2m_set 0
 # from no ledger: the runs above left theirs, which the test's own writes (pool2m_set, not
 # hpfilld's looks) made stale, as an admin's echo 0 and echo 10 between two fills would
 rm -f /run/hpfilld/ledger-once /run/hpfilld/ledger
-echo 10 >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=40" --reserve "r1:2M:4@node$first" --reserve "r2:2M:4@node$first"
-[ "$(node_nr "$first" 2048)" = 40 ] || fail "the fill: $(node_nr "$first" 2048)"
+echo $((BASE + 10)) >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$((BASE + 40))" --reserve "r1:2M:4@node$first" --reserve "r2:2M:4@node$first"
+[ "$(node_nr "$first" 2048)" = $((BASE + 40)) ] || fail "the fill: $(node_nr "$first" 2048)"
 # status --kubelet: the reservations' 8 pages, on the node the fill put them, for the kubelet
 "$HPFILLD" status --kubelet >"$WORK/kubelet"
 expect_in "$WORK/kubelet" "^--system-reserved=hugepages-2Mi=16Mi$"
@@ -161,9 +157,9 @@ read -r line <&8
 expect_rc 3 "$HPFILLD" give-back
 expect_in "$WORK/out" "^r1: removed $MNT/hpfilld/r1$"
 expect_in "$WORK/out" "^r2: kept, in use \(or cannot be told\): $MNT/hpfilld/r2$"
-expect_in "$WORK/out" "^2M pool of node$first: 26 pages given back \(40 -> 14\)$"
+expect_in "$WORK/out" "^2M pool of node$first: 26 pages given back \($((BASE + 40)) -> $((BASE + 14))\)$"
 [ ! -e "$MNT/hpfilld/r1" ] && [ -f "$MNT/hpfilld/r2" ] || fail "r1 and r2 after give-back: $(ls "$MNT/hpfilld")"
-[ "$(node_nr "$first" 2048)" = 14 ] || fail "give-back left $(node_nr "$first" 2048), not 14"
+[ "$(node_nr "$first" 2048)" = $((BASE + 14)) ] || fail "give-back left $(node_nr "$first" 2048), not $((BASE + 14))"
 [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "give-back made surplus pages: $(cat $G/surplus_hugepages)"
 hold_release
 echo >&7
@@ -174,8 +170,8 @@ wait "$VM_PID" || true
 VM_PID=
 expect_rc 0 "$HPFILLD" give-back
 expect_in "$WORK/out" "^r2: removed $MNT/hpfilld/r2$"
-expect_in "$WORK/out" "^2M pool of node$first: 4 pages given back \(14 -> 10\)$"
-[ "$(node_nr "$first" 2048)" = 10 ] || fail "the second give-back left $(node_nr "$first" 2048), not the admin's 10"
+expect_in "$WORK/out" "^2M pool of node$first: 4 pages given back \($((BASE + 14)) -> $((BASE + 10))\)$"
+[ "$(node_nr "$first" 2048)" = $((BASE + 10)) ] || fail "the second give-back left $(node_nr "$first" 2048), not the admin's 10 (and the $BASE of others)"
 expect_rc 0 "$HPFILLD" give-back
 expect_in "$WORK/err" "Nothing to give back"
 echo "ok: give-back: free pages and unmapped reservations of hpfilld's only, in one step"

@@ -12,9 +12,10 @@ command -v strace >/dev/null || { echo "SKIP: no strace (tools/setup.sh --test i
 # $WORK/opens, one relative path a line
 traced_fill() {
         pool2m_set 0
+        # (on top of the pages others hold: BASE_ALL, lib.sh)
         expect_rc 0 env ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -qq -e trace=openat2 -o "$WORK/trace" \
-                "$HPFILLD" --once --pool "2M:$1"
-        [ "$(cat "$HP/hugepages-2048kB/nr_hugepages")" = "$1" ] || fail "--pool 2M:$1 under strace left $(cat "$HP/hugepages-2048kB/nr_hugepages") pages"
+                "$HPFILLD" --once --pool "2M:$((BASE_ALL + $1))"
+        [ "$(pool2m_nr)" = $((BASE_ALL + $1)) ] || fail "--pool 2M:$((BASE_ALL + $1)) under strace left $(pool2m_nr) pages"
         sed -n 's/^\([0-9]* *\)\?openat2([0-9]*, "\([^"]*\)".*/\2/p' "$WORK/trace" >"$WORK/opens"
         [ -s "$WORK/opens" ] || fail "no openat2() in the trace of hpfilld --once: $(head -5 "$WORK/trace")"
 }
@@ -27,7 +28,7 @@ opened() {
 }
 
 # run/hpfilld and its lock as every fill but a boot's first finds them
-expect_rc 0 "$HPFILLD" --once -q --pool 2M:8
+expect_rc 0 "$HPFILLD" --once -q --pool 2M:$((BASE_ALL + 8))
 traced_fill 8
 # this boot's id, for the one-offs' ledger and the daemon's beside it: read once
 opened proc/sys/kernel/random/boot_id 1 "the ledgers of one run are of one boot"

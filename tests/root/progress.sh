@@ -40,7 +40,9 @@ hold() {
 release() { timeout 20 sh -c 'echo go >"$1"' sh "$FIFO" || fail "the fill did not take the FIFO back"; }
 
 fill_env="HPFILLD_TEST_STEP_PAGES=2 HPFILLD_TEST_PAUSE_FIFO=$FIFO HPFILLD_TEST_PAUSE_AFTER_STEPS=3"
-fill_cmd="$HPFILLD_HOOKED --once --mode sysfs --pool 2M:node$first=32"
+# (the target on top of the pages others hold: BASE, lib.sh)
+T=$((BASE + 32))
+fill_cmd="$HPFILLD_HOOKED --once --mode sysfs --pool 2M:node$first=$T"
 
 ### in a terminal
 
@@ -57,7 +59,7 @@ wait_screen '^exit status [0-9]+$'
 echo "--- the final screen"
 sed '/^$/d' "$WORK/screen"
 grep -qx 'exit status 0' "$WORK/screen" || fail "the fill in the terminal did not exit 0"
-grep -Eq '^2M pool: 32/32 pages on 1 node in [0-9]+ m?s \(sysfs, 1 writer\)$' "$WORK/screen" ||
+grep -Eq "^2M pool: $T/$T pages on 1 node in [0-9]+ m?s \(sysfs, 1 writer\)$" "$WORK/screen" ||
         fail "no report on the final screen"
 if grep -E 'pages, .* s left|pages, starting' "$WORK/screen"; then
         fail "the progress line is still on the screen after the report"
@@ -84,6 +86,6 @@ wait "$pid" || rc=$?
 if grep -E 'pages, (starting|[0-9.]+ GiB/s)' "$WORK/err" || grep -q "$(printf '\033')" "$WORK/err"; then
         fail "progress written to a file"
 fi
-expect_in "$WORK/out" '^2M pool: 32/32 pages on 1 node'
+expect_in "$WORK/out" "^2M pool: $T/$T pages on 1 node"
 echo "ok: no progress with standard error to a file ($(grep -c 'pages added so far' "$WORK/err") ticks)"
 echo PASS

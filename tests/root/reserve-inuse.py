@@ -36,13 +36,14 @@ def free():
 
 def main():
     hpfilld, node, mnt, mapper = sys.argv[1:5]
+    base = int(sys.argv[5])  # the pages others hold on the node: the pool is on top of them
     work = tempfile.mkdtemp(prefix="hpfilld-inuse-")
     # its configuration and sockets, gone with it however it ends (fail() exits)
     atexit.register(shutil.rmtree, work, True)
     conf = os.path.join(work, "r.conf")
     nobody = pwd.getpwnam("nobody").pw_uid
     files = [os.path.join(mnt, "hpfilld", n) for n in ("vm1", "vm2")]
-    pool = "[Pool]\nPageSize=2M\nAmount=node%s=40\n" % node
+    pool = "[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, base + 40)
     reserves = ("[Reserve]\nName=vm1\nPageSize=2M\nAmount=8\nNode=%s\nOwner=nobody\nMode=0640\n"
                 "[Reserve]\nName=vm2\nPageSize=2M\nAmount=8\nNode=%s\nOwner=nobody\nGroup=nogroup\nMode=0600\n"
                 % (node, node))

@@ -17,4 +17,5 @@ command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
 pool2m_set 0
 # the VM's helper runs as nobody, who may not read the checkout (a clone in /root): a copy of it
 install -m 0644 "$(dirname "$0")/map-files.py" "$WORK/map-files.py"
-python3 "$(dirname "$0")/reserve-inuse.py" "$HPFILLD" "$first" "$MNT" "$WORK/map-files.py"
+# (the pool on top of the pages others hold: BASE, lib.sh; its files below $WORK)
+TMPDIR=$WORK python3 "$(dirname "$0")/reserve-inuse.py" "$HPFILLD" "$first" "$MNT" "$WORK/map-files.py" "$BASE"

@@ -4,6 +4,9 @@
 # --create-global-mounts makes): a hpfilld/ of another user's, a symlink in its place or in
 # place of the file are moved aside (with a warning) or not followed by --once, refused by
 # --release; the user's files stay as they were. The happy path, under umask 077, still gives a 0755 hpfilld/.
+# In a mount namespace of its own: its mount is the only one for 2M pages, whatever others of
+# this host have mounted
+OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
 MNT="$WORK/huge"
@@ -78,8 +81,8 @@ moved "$MNT/hpfilld was a symbolic link of user 'nobody' \(uid [0-9]+\), mode 07
 }
 
 # the happy path on the now clean mount, under umask 077: hpfilld/ is 0755, the file nobody's
-printf '[Pool]\nPageSize=2M\nAmount=node%s=8\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=4\nNode=%s\nOwner=nobody\n' \
-        "$first" "$first" >"$WORK/r.conf"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=%s\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=4\nNode=%s\nOwner=nobody\n' \
+        "$first" $((BASE + 8)) "$first" >"$WORK/r.conf"
 (umask 077 && expect_rc 0 "$HPFILLD" --once --config "$WORK/r.conf")
 [ "$(stat -c '%a %U' "$MNT/hpfilld")" = "755 root" ] || fail "hpfilld/: $(stat -c '%a %U' "$MNT/hpfilld")"
 [ "$(stat -c '%a %U %s' "$MNT/hpfilld/vm1")" = "600 nobody $((8 << 20))" ] || fail "vm1: $(stat -c '%a %U %s' "$MNT/hpfilld/vm1")"
@@ -92,7 +95,7 @@ if [ $symlinks = yes ]; then
         refused "Cannot release 'vm1': $MNT/hpfilld/vm1 is not a regular file: refused" --release vm1
         [ -L "$MNT/hpfilld/vm1" ] || fail "--release removed a symlink"
 fi
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "vm1:2M:4@$first"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$((BASE + 8))" --reserve "vm1:2M:4@$first"
 [ -f "$MNT/hpfilld/vm1" ] && [ ! -L "$MNT/hpfilld/vm1" ] || fail "the symlink was not replaced by a file"
 [ "$(cat "$WORK/victim")" = precious ] || fail "a reservation wrote through a symlink"
 expect_rc 0 "$HPFILLD" --release vm1

@@ -16,6 +16,8 @@ chmod 0755 "$WORK"
 mount -t hugetlbfs -o pagesize=2M,mode=1777 none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
 EXTRA_CLEANUP="rm -rf '$MNT'/hpfilld*; umount '$MNT'"
 pool2m_set 0
+# the pool on top of the pages others hold (BASE, lib.sh)
+T=$((BASE + 8))
 
 # the squatter
 setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 0755 "$MNT/hpfilld"
@@ -25,7 +27,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups chmod 0555 "$MNT/hpfilld"
 # a run whose plan is refused (bad input: a reservation, or a pool, of more than the node has)
 # changes nothing, the squatter's directory included: where and as it was
 before=$(cd "$MNT" && stat -c '%n %u %g %a %i' . hpfilld hpfilld/mine && ls -a)
-for plan in "--pool 2M:node$first=8 --reserve vm1:2M:100T@$first" "--pool 2M:100T --reserve vm1:2M:4@$first"; do
+for plan in "--pool 2M:node$first=$T --reserve vm1:2M:100T@$first" "--pool 2M:100T --reserve vm1:2M:4@$first"; do
         # shellcheck disable=SC2086 # the words of $plan
         expect_rc 2 "$HPFILLD" --once $plan
         expect_in "$WORK/err" "more than"
@@ -36,7 +38,7 @@ for plan in "--pool 2M:node$first=8 --reserve vm1:2M:100T@$first" "--pool 2M:100
 done
 echo "ok: a refused --once leaves the squatter's hpfilld/ where and as it was"
 
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "vm1:2M:4@$first"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$T" --reserve "vm1:2M:4@$first"
 cat "$WORK/out" "$WORK/err"
 expect_in "$WORK/err" "hpfilld: $MNT/hpfilld was a directory of user '[a-z]+' \\(uid 65534\\), mode 0555: moved aside to $MNT/hpfilld\\.moved\\.65534\\.[0-9]+, and a new one made"
 [ "$(stat -c '%U %a' "$MNT/hpfilld")" = "root 755" ] || fail "hpfilld/ is $(stat -c '%U %a' "$MNT/hpfilld"), expected root's, 0755"
@@ -46,7 +48,7 @@ moved=$(ls -d "$MNT"/hpfilld.moved.65534.*)
 echo "ok: the squatter's hpfilld/ moved aside to $moved, the reservation made"
 
 # a second fill finds its own and moves nothing
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=8" --reserve "vm1:2M:4@$first"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$T" --reserve "vm1:2M:4@$first"
 ! grep -q "moved aside" "$WORK/err" || fail "a second fill moved something: $(cat "$WORK/err")"
 [ "$(ls -d "$MNT"/hpfilld.moved.* | wc -l)" = 1 ] || fail "more than one directory moved aside"
 "$HPFILLD" --release vm1 >/dev/null
@@ -60,8 +62,8 @@ mount -t hugetlbfs -o pagesize=2M,mode=0755 none "$OWN"
 EXTRA_CLEANUP="rm -rf '$MNT'/hpfilld* '$OWN'/hpfilld; umount '$OWN'; umount '$MNT'"
 rm -rf "$MNT"/hpfilld*
 setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 0755 "$MNT/hpfilld"
-printf '[Pool]\nPageSize=2M\nAmount=node%s=8\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=4\nNode=%s\nMount=%s\n' \
-        "$first" "$first" "$OWN" >"$WORK/r.conf"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=%s\n[Reserve]\nName=vm1\nPageSize=2M\nAmount=4\nNode=%s\nMount=%s\n' \
+        "$first" "$T" "$first" "$OWN" >"$WORK/r.conf"
 expect_rc 0 "$HPFILLD" --once --config "$WORK/r.conf"
 [ "$(stat -c '%s' "$OWN/hpfilld/vm1")" = $((4 << 21)) ] || fail "no reservation in the mount named: $(cat "$WORK/out" "$WORK/err")"
 ! grep -q "moved aside" "$WORK/err" || fail "the other mount's hpfilld/ was moved: $(cat "$WORK/err")"

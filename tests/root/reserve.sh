@@ -3,10 +3,15 @@
 # Prefaulted reservations on this kernel: a file in a hugetlbfs mount holding zeroed pages
 # from the pool, with the owner and mode asked for; --release; a short one is removed; and
 # libhugetlbfs's HUGETLB_* variables change nothing.
+# In a mount namespace of its own: the reservations go to the mount the test makes, never to
+# another's (a consumer's hugetlbfs mount of this host)
+OWN_MOUNT_NS=1
 . "$(dirname "$0")/lib.sh"
 
 G=$HP/hugepages-2048kB
 MNT="$WORK/huge"
+# the pool on top of the pages others hold, free and reserved (BASE, BASE_FREE: lib.sh)
+T=$((BASE + 100)) F=$BASE_FREE
 mkdir -p "$MNT"
 
 # no hugetlbfs mount at all: the run fails before it changes any pool
@@ -14,13 +19,13 @@ if ! grep -q " hugetlbfs " /proc/self/mounts; then
         pool2m_set 0
         expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=20" --reserve "nomount:2M:4@$first"
         expect_in "$WORK/err" "--reserve nomount:2M:4@$first: no hugetlbfs mount for 2M pages"
-        [ "$(node_nr "$first" 2048)" = 0 ] || fail "the pool was filled for a reservation without a mount"
+        [ "$(node_nr "$first" 2048)" = "$BASE" ] || fail "the pool was filled for a reservation without a mount"
 fi
 mount -t hugetlbfs -o pagesize=2M none "$MNT" || { echo "SKIP: cannot mount hugetlbfs"; exit 77; }
 EXTRA_CLEANUP="rm -rf '$MNT/hpfilld'; umount '$MNT'"
 pool2m_set 0
 
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "vm1:2M:64M@$first"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$T" --reserve "vm1:2M:64M@$first"
 file=$(sed -n 's/^vm1 reservation: 32\/32 2M pages in [0-9]* ms (fault, [0-9]* threads*\/node, auto) at \(.*\)$/\1/p' "$WORK/out")
 [ -n "$file" ] || { cat "$WORK/out"; fail "no reservation line"; }
 case $file in
@@ -34,8 +39,8 @@ case $file in
 esac
 [ "$(stat -c '%a %U %G %s' "$file")" = "600 root root $((64 << 20))" ] || fail "vm1: $(stat -c '%a %U %G %s' "$file")"
 # the pages are in the file: in use, not free
-[ "$(node_nr "$first" 2048)" = 100 ] || fail "pool: $(node_nr "$first" 2048)"
-[ "$(cat $G/free_hugepages)" = 68 ] || fail "free: $(cat $G/free_hugepages), expected 68"
+[ "$(node_nr "$first" 2048)" = $T ] || fail "pool: $(node_nr "$first" 2048)"
+[ "$(cat $G/free_hugepages)" = $((F + 68)) ] || fail "free: $(cat $G/free_hugepages), expected $((F + 68))"
 [ "$(cat $G/surplus_hugepages)" = 0 ] || fail "surplus left"
 
 # they are zeroed and ours to map: read a few bytes of every page
@@ -49,41 +54,41 @@ with open(sys.argv[1], "r+b") as f:
 PY
 
 # run again: the old file (now dirty) is replaced by a fresh one
-expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "vm1:2M:64M@$first"
+expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$T" --reserve "vm1:2M:64M@$first"
 python3 -c "import mmap,sys; f=open(sys.argv[1],'rb'); m=mmap.mmap(f.fileno(),0,prot=mmap.PROT_READ); assert m[0:4]==bytes(4)" "$file" ||
         fail "a reservation was handed out again with old contents"
-[ "$(cat $G/free_hugepages)" = 68 ] || fail "the old reservation's pages did not come back: free $(cat $G/free_hugepages)"
+[ "$(cat $G/free_hugepages)" = $((F + 68)) ] || fail "the old reservation's pages did not come back: free $(cat $G/free_hugepages)"
 
 # owner, group and mode from a config file
-printf '[Pool]\nPageSize=2M\nAmount=node%s=100\n[Reserve]\nName=vm2\nPageSize=2M\nAmount=8\nNode=%s\nOwner=nobody\nGroup=nogroup\nMode=0640\n' \
-        "$first" "$first" >"$WORK/r.conf"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=%s\n[Reserve]\nName=vm2\nPageSize=2M\nAmount=8\nNode=%s\nOwner=nobody\nGroup=nogroup\nMode=0640\n' \
+        "$first" "$T" "$first" >"$WORK/r.conf"
 expect_rc 0 "$HPFILLD" --once --config "$WORK/r.conf"
 [ "$(stat -c '%a %U %G' "$MNT/hpfilld/vm2")" = "640 nobody nogroup" ] || fail "vm2: $(stat -c '%a %U %G' "$MNT/hpfilld/vm2")"
 # vm1 is not in that file: it stays
-[ "$(cat $G/free_hugepages)" = 60 ] || fail "free: $(cat $G/free_hugepages), expected 60"
+[ "$(cat $G/free_hugepages)" = $((F + 60)) ] || fail "free: $(cat $G/free_hugepages), expected $((F + 60))"
 
 # --release: the file goes, its pages come back free
 expect_rc 0 "$HPFILLD" --release vm1
 expect_in "$WORK/out" "^vm1: released $MNT/hpfilld/vm1"
 [ ! -e "$MNT/hpfilld/vm1" ] || fail "vm1 still there"
-[ "$(cat $G/free_hugepages)" = 92 ] || fail "free after release: $(cat $G/free_hugepages)"
+[ "$(cat $G/free_hugepages)" = $((F + 92)) ] || fail "free after release: $(cat $G/free_hugepages)"
 expect_rc 1 "$HPFILLD" --release vm1
 expect_in "$WORK/err" "No reservation 'vm1'"
 
 # more than the pool will have free: refused before anything changes, the dry run too
 before=$(snapshot)
 for dry in "" --dry-run; do
-        expect_rc 2 "$HPFILLD" --once $dry --pool "2M:node$first=120" --reserve "big:2M:400@$first"
-        expect_in "$WORK/err" "^hpfilld: --reserve big:2M:400@$first: node$first: 400 2M pages to reserve, but the 2M pool will have only 112 free there"
+        expect_rc 2 "$HPFILLD" --once $dry --pool "2M:node$first=$((BASE + 120))" --reserve "big:2M:400@$first"
+        expect_in "$WORK/err" "^hpfilld: --reserve big:2M:400@$first: node$first: 400 2M pages to reserve, but the 2M pool will have only $(($(node_base_free "$first") + 112)) free there"
 done
 [ ! -e "$MNT/hpfilld/big" ] || fail "a refused reservation was made"
 [ "$(snapshot)" = "$before" ] || fail "a refused reservation changed the pools"
 
 # libhugetlbfs's variables change nothing: no malloc from huge pages, same result
 HUGETLB_MORECORE=yes HUGETLB_VERBOSE=99 HUGETLB_PATH=/nonexistent HUGETLB_ELFMAP=RW \
-        expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=100" --reserve "vm3:2M:4@$first"
+        expect_rc 0 "$HPFILLD" --once --pool "2M:node$first=$T" --reserve "vm3:2M:4@$first"
 expect_in "$WORK/out" "^vm3 reservation: 4/4 2M pages .* at $MNT/hpfilld/vm3$"
-[ "$(cat $G/free_hugepages)" = 88 ] || fail "free with HUGETLB_* set: $(cat $G/free_hugepages), expected 88"
+[ "$(cat $G/free_hugepages)" = $((F + 88)) ] || fail "free with HUGETLB_* set: $(cat $G/free_hugepages), expected $((F + 88))"
 ! grep -q libhugetlbfs "$WORK/err" || fail "libhugetlbfs spoke: $(cat "$WORK/err")"
 
 # bad input changes nothing

@@ -13,16 +13,18 @@ HVO=/proc/sys/vm/hugetlb_optimize_vmemmap
 hvo_found=$(cat "$HVO" 2>/dev/null || echo none)
 [ "$hvo_found" = none ] || EXTRA_CLEANUP='echo "$hvo_found" >"$HVO"'
 
-# writes MODE PAGES: fills node $first from 0 to PAGES; sets $counts to the numbers written to
-# the 2 MiB pool's nr_hugepages, in order
+# writes MODE PAGES: fills node $first from 0 to PAGES (on top of the pages others hold: BASE,
+# lib.sh); sets $counts to the numbers written to the 2 MiB pool's nr_hugepages less BASE, in order
 writes() {
         local mode=$1 pages=$2
         pool2m_set 0
         expect_rc 0 env HPFILLD_TEST_STEP_BYTES=$((16 * 2 * 1024 * 1024)) \
                 env ASAN_OPTIONS="$STRACE_ASAN_OPTIONS" strace -f -qq -y -e trace=write -e signal=none -o "$WORK/trace" \
-                "$HPFILLD_HOOKED" --once --mode "$mode" --pool "2M:node$first=$pages"
-        [ "$(node_nr "$first" 2048)" = "$pages" ] || fail "$mode $pages: node$first holds $(node_nr "$first" 2048)"
-        counts=$(sed -n 's/.*hugepages-2048kB\/nr_hugepages>, "\([0-9]*\).*/\1/p' "$WORK/trace" | tr '\n' ' ')
+                "$HPFILLD_HOOKED" --once --mode "$mode" --pool "2M:node$first=$((BASE + pages))"
+        [ "$(node_nr "$first" 2048)" = $((BASE + pages)) ] || fail "$mode $pages: node$first holds $(node_nr "$first" 2048)"
+        counts=$(sed -n 's/.*hugepages-2048kB\/nr_hugepages>, "\([0-9]*\).*/\1/p' "$WORK/trace" | while read -r c; do
+                echo $((c - BASE))
+        done | tr '\n' ' ')
         echo "$mode $pages (HVO $(cat "$HVO" 2>/dev/null || echo n/a)): writes $counts"
 }
 

@@ -31,14 +31,15 @@ in_cgroup() {
 # --once: two fault workers that cannot start
 pool2m_set 0
 before=$(snapshot)
-expect_rc 1 in_cgroup "$HPFILLD" --once --mode fault --threads-per-node 2 --pool "2M:node$first=32"
+# (on top of the pages others hold: BASE, lib.sh)
+expect_rc 1 in_cgroup "$HPFILLD" --once --mode fault --threads-per-node 2 --pool "2M:node$first=$((BASE + 32))"
 expect_in "$WORK/err" "Resource temporarily unavailable"
-expect_in "$WORK/out" "^2M pool: 0/32 pages .*failed: pthread_create: Resource temporarily unavailable$"
+expect_in "$WORK/out" "^2M pool: $BASE/$((BASE + 32)) pages .*failed: pthread_create: Resource temporarily unavailable$"
 if grep -q "Interrupted" "$WORK/err" "$WORK/out"; then fail "a thread that did not start was called an interruption"; fi
 [ "$(snapshot)" = "$before" ] || fail "the failed fill changed the pools: $(diff <(echo "$before") <(snapshot))"
 
 # the daemon: its fill fails with status 1 (it used to stop as if signalled, with status 0)
-printf '[Pool]\nPageSize=2M\nAmount=node%s=16\n' "$first" >"$WORK/d.conf"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=%s\n' "$first" $((BASE + 16)) >"$WORK/d.conf"
 echo 2 >"$CG/pids.max" # timeout(1) and hpfilld
 expect_rc 1 in_cgroup timeout 60 "$HPFILLD" --config "$WORK/d.conf"
 expect_in "$WORK/err" "Resource temporarily unavailable"

@@ -40,7 +40,7 @@ def uevent_port(pid):
 
 
 def main():
-    hpfilld, node = sys.argv[1], sys.argv[2]
+    hpfilld, node, base = sys.argv[1], sys.argv[2], int(sys.argv[3])
     blocks = sorted(glob.glob("/sys/devices/system/memory/memory*/uevent"))
     if not blocks:
         print("SKIP: no memory blocks in /sys/devices/system/memory")
@@ -61,7 +61,7 @@ def main():
                 return m
 
     with open(os.path.join(work, "a.conf"), "w") as f:
-        f.write("[Pool]\nPageSize=2M\nAmount=node%s=20\n" % node)
+        f.write("[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, base + 20))
     d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")],
                          env=dict(os.environ, NOTIFY_SOCKET=path),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -6,7 +6,8 @@
 
 pool2m_set 0
 rc=0
-python3 "$(dirname "$0")/uevent.py" "$HPFILLD" "$first" || rc=$?
+# (the pool on top of the pages others hold: BASE, lib.sh; its files below $WORK)
+TMPDIR=$WORK python3 "$(dirname "$0")/uevent.py" "$HPFILLD" "$first" "$BASE" || rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || fail "uevent.py"
 echo PASS
