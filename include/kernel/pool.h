@@ -27,6 +27,11 @@ int pool_read_resv(int rootfd, const struct topology *t, uint64_t page_size, uin
 int pool_path(char *buf, size_t size, const struct topology *t, unsigned node, uint64_t page_size, const char *file);
 
 int pool_read_counts(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, struct pool_counts *ret);
+/* The free pages of node @node a fault may take: a fault takes a free page only while the pool
+ * holds one no mapping has reserved (dequeue_hugetlb_folio_vma(): free less resv_hugepages, which
+ * the kernel counts for the whole pool), so at most the node's free pages, and at most the
+ * pool's unreserved ones. */
+int pool_read_takeable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
 int pool_read_nr(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret);
 /* Persistent pages of the pool: nr_hugepages less surplus_hugepages. Surplus pages leave the
  * pool when freed; only a write of nr_hugepages makes them persistent. */

@@ -41,17 +41,20 @@ static bool real_clear_for_fault(void *userdata, size_t i, uint64_t *now) {
         struct fill_shared *s = real->shared;
         unsigned node = real->pp->nodes[i].node;
         uint64_t ps = real->pp->page_size;
+        uint64_t own = own_free_pages(real, i, *now), takeable;
         struct pool_counts c;
 
-        if (pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0 || c.free > own_free_pages(real, i, *now))
+        /* only the free pages a fault would take count (others' mappings' reserved ones do not) */
+        if (pool_read_takeable(s->rootfd, s->t, node, ps, &takeable) < 0 || takeable > own)
                 return false;
-        if (c.free == 0)
+        if (takeable == 0)
                 return true;
-        if (s->writer->write_nr(s->writer->data, ps, (int) node, pool_counts_persistent(&c) - c.free) < 0 ||
-            pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0)
+        if (pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0 ||
+            s->writer->write_nr(s->writer->data, ps, (int) node, pool_counts_persistent(&c) - MIN(own, c.free)) < 0 ||
+            pool_read_counts(s->rootfd, s->t, node, ps, &c) < 0 || pool_read_takeable(s->rootfd, s->t, node, ps, &takeable) < 0)
                 return false;
         *now = pool_counts_persistent(&c);
-        return c.free == 0;
+        return takeable == 0;
 }
 
 static void read_after(struct fill_shared *s, const struct plan_pool *seg, const struct pool_run *run, uint64_t *after) {

@@ -133,11 +133,12 @@ static int fault_pool_init(struct fault_pool *fp, struct fill_shared *shared, co
  * such a node is the sysfs top-up's. */
 static bool node_has_free(struct fault_pool *fp, size_t i) {
         const uint64_t *own = fp->shared->fault_own_free;
-        struct pool_counts c;
+        uint64_t takeable;
 
-        return pool_read_counts(fp->shared->rootfd, fp->shared->t, fp->plan->nodes[i].node, fp->plan->page_size,
-                                &c) < 0 ||
-               c.free > (own ? own[i] : 0);
+        /* free pages others' mappings hold reserved are not a fault's to take */
+        return pool_read_takeable(fp->shared->rootfd, fp->shared->t, fp->plan->nodes[i].node, fp->plan->page_size,
+                                  &takeable) < 0 ||
+               takeable > (own ? own[i] : 0);
 }
 
 int fault_pool_prepare(struct fault_pool *fp, struct fill_shared *shared, const struct plan_pool *plan) {

@@ -205,3 +205,19 @@ int pool_compact_node(int rootfd, const struct topology *t, unsigned node) {
 int pool_drop_caches(int rootfd) {
         return write_string_at(rootfd, "proc/sys/vm/drop_caches", "3\n");
 }
+
+int pool_read_takeable(int rootfd, const struct topology *t, unsigned node, uint64_t page_size, uint64_t *ret) {
+        uint64_t free_all, resv = 0;
+        struct pool_counts c;
+        int r;
+
+        r = pool_read_counts(rootfd, t, node, page_size, &c);
+        if (r >= 0)
+                r = pool_read_global(rootfd, page_size, "free_hugepages", &free_all);
+        if (r >= 0 && pool_read_resv(rootfd, t, page_size, &resv) == -ENOENT)
+                resv = 0; /* a tree without the file: none reserved */
+        if (r < 0)
+                return r;
+        *ret = MIN(c.free, free_all > resv ? free_all - resv : 0);
+        return 0;
+}

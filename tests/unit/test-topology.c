@@ -75,6 +75,17 @@ TEST(test_numa_machine) {
         CHECK(t.counter_fds[t.n_page_sizes * t.n_nodes * TOPOLOGY_COUNTERS + 1] >= 0);
         CHECK_EQ(pool_read_resv(r.fd, &t, 2 << 20, &resv), 0);
         CHECK_EQ(resv, 9);
+        /* the free pages a fault may take: the node's, at most the pool's not reserved (9) */
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "12\n");
+        fake_write(&r, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/free_hugepages", "5\n");
+        CHECK_EQ(pool_read_takeable(r.fd, &t, 1, 2 << 20, &resv), 0);
+        CHECK_EQ(resv, 3);
+        fake_write(&r, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/free_hugepages", "2\n");
+        CHECK_EQ(pool_read_takeable(r.fd, &t, 1, 2 << 20, &resv), 0);
+        CHECK_EQ(resv, 2);
+        fake_write(&r, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "9\n");
+        CHECK_EQ(pool_read_takeable(r.fd, &t, 1, 2 << 20, &resv), 0);
+        CHECK_EQ(resv, 0);
         /* a size the machine has not: read from its path, which is not there */
         CHECK_EQ(pool_read_resv(r.fd, &t, 16 << 20, &resv), -ENOENT);
         /* a counter of another root is read from there, not from the kept one */
