@@ -12,10 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "service/bench.h"
 #include "util/shown.h"
 #include "service/caps.h"
-#include "service/claim.h"
 #include "settings/cmdline.h"
 #include "settings/conf.h"
 #include "settings/settings.h"
@@ -23,10 +21,9 @@
 #include "util/clock.h"
 #include "state/lock.h"
 #include "util/fileio.h"
-#include "service/give_back.h"
-#include "service/reload_cmd.h"
 #include "service/job.h"
 #include "service/session.h"
+#include "service/verbs.h"
 #include "state/rundir.h"
 #include "state/store.h"
 #include "service/metrics_out.h"
@@ -47,7 +44,6 @@
 #include "kernel/pool.h"
 #include "plan/report.h"
 #include "fill/reserve.h"
-#include "service/status.h"
 #include "kernel/topology.h"
 
 /* What the command line says. Reloads rebuild the configuration from it: files, then the
@@ -68,13 +64,9 @@ static void help(void) {
         printf("Usage: hpfilld [OPTIONS...]            fill, then stay as a daemon (systemd Type=notify)\n"
                "       hpfilld --once [OPTIONS...]     fill, report and exit\n"
                "       hpfilld --check-config [OPTIONS...]\n"
-               "       hpfilld --release NAME...\n"
-               "       hpfilld give-back               give back what hpfilld filled and reserved (not in use)\n"
-               "       hpfilld status [--json|--format=text|json|prometheus]\n"
-               "       hpfilld claim NAME --pool SIZE:AMOUNT...   pages for a consumer, on top (see --help there)\n"
-               "       hpfilld unclaim NAME                       give them back (free pages only)\n"
-               "       hpfilld bench [--size SIZE] [--json] (see hpfilld bench --help)\n"
-               "Fill the kernel's huge page pools, per NUMA node, fast.\n"
+               "       hpfilld --release NAME...\n");
+        verbs_print_usage(stdout);
+        printf("Fill the kernel's huge page pools, per NUMA node, fast.\n"
                "With any --pool or --reserve, those are the plan of the run: the configuration's\n"
                "[Pool], [Reserve] and [Claim] sections are not used (its [Fill] settings are).\n\n"
                "  -h --help                 Show this help\n"
@@ -120,8 +112,7 @@ static void version(void) {
 
 /* An argument where none is taken; @first: in the command's place, maybe a mistyped one. */
 static int unexpected_argument(const char *arg, bool first) {
-        static const char *const commands[] = { "status", "bench", "give-back", "claim", "unclaim" };
-        const char *near = first ? name_closest(arg, commands, ELEMENTSOF(commands)) : NULL;
+        const char *near = first ? verb_closest(arg) : NULL;
 
         if (near)
                 return usage_error("unknown command '%s'; did you mean 'hpfilld %s'?", arg, near);
@@ -760,22 +751,16 @@ out:
 
 int main(int argc, char *argv[]) {
         struct options o = { .root = "/", .cli = CONFIG_INIT, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        const struct verb *v;
         struct stop stop;
         int r, ret;
 
         log_open();
-        if (argc > 1 && strcmp(argv[1], "bench") == 0)
-                return bench_main(argc - 1, argv + 1);
-        if (argc > 1 && strcmp(argv[1], "status") == 0)
-                return status_main(argc - 1, argv + 1);
-        /* the files as the daemon reads them (no options: the claim's and give-back's command
-         * lines are their own; give-back names the daemon's --config FILE, or its own, in o.config) */
-        if (argc > 1 && (strcmp(argv[1], "claim") == 0 || strcmp(argv[1], "unclaim") == 0))
-                return claim_main(argc - 1, argv + 1, load_config, &o);
-        if (argc > 1 && strcmp(argv[1], "reload") == 0)
-                return reload_main(argc - 1, argv + 1);
-        if (argc > 1 && strcmp(argv[1], "give-back") == 0)
-                return give_back_main(argc - 1, argv + 1);
+        /* a command (status, claim, ...): its own command line; claim reads the configuration as
+         * the daemon does (no options: give-back and claim have command lines of their own) */
+        v = argc > 1 ? verb_find(argv[1]) : NULL;
+        if (v)
+                return verb_run(v, argc - 1, argv + 1, &(struct verb_context) { load_config, &o });
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : run(&o, &stop);

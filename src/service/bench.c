@@ -599,12 +599,6 @@ int bench_main(int argc, char *argv[]) {
                 return r < 0 ? 2 : 0;
         if (executor_block_signals() < 0)
                 return 1;
-        /* before the first file of the tree, which others may have written, is opened */
-        r = privilege_drop_for(COMMAND_BENCH, NULL);
-        if (r < 0) {
-                log_error_errno(r, "Cannot drop capabilities: %m");
-                return 1;
-        }
         stop_init(&b.stop);
         rootfd = open(b.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0) {

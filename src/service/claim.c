@@ -264,10 +264,6 @@ static int claim_run(struct claim_cmd *c) {
         struct stop stop;
         int r, ret;
 
-        /* before anything others wrote is read: a fill's capabilities (none for pools) */
-        r = privilege_drop_for(COMMAND_FILL, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
         rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", c->root), EXIT_USAGE;

@@ -230,10 +230,6 @@ int give_back_main(int argc, char *argv[]) {
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
         if (executor_block_signals() < 0)
                 return EXIT_FAIL;
-        /* before the first file of the tree, which others may have written, is opened */
-        r = privilege_drop_for(COMMAND_GIVE_BACK, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
         rootfd = open(g.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", g.root), EXIT_USAGE;

@@ -63,10 +63,6 @@ int reload_main(int argc, char *argv[]) {
                 log_error("Try 'hpfilld reload --help' for more information.");
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
-        /* it only talks to the daemon */
-        r = privilege_drop_for(COMMAND_STATUS, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot drop capabilities: %m"), EXIT_FAIL;
         rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return log_error_errno(errno, "--root '%s': %m", root), EXIT_USAGE;

@@ -188,12 +188,6 @@ int status_main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &root, &json, &prometheus, &kubelet);
         if (r >= 0)
                 return r;
-        /* before the first file of the tree, which others may have written, is opened */
-        r = privilege_drop_for(COMMAND_STATUS, NULL);
-        if (r < 0) {
-                log_error_errno(r, "Cannot drop capabilities: %m");
-                return 1;
-        }
         d.host = strcmp(root, "/") == 0;
         d.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (d.rootfd < 0) {

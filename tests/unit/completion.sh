@@ -127,6 +127,20 @@ for words in "/|hpfilld --once --pool x" "$fake|hpfilld --root $fake --pool x" "
         fi
 done
 
+# every command hpfilld --help lists (its table of commands) is offered, and no other
+verbs=$("${HPFILLD:?}" --help | sed -n 's/^ *\(Usage: \)\{0,1\}hpfilld \([a-z][a-z-]*\).*/\2/p' | sort -u | tr '\n' ' ')
+COMP_WORDS=(hpfilld "")
+COMP_CWORD=1
+COMPREPLY=()
+set +e
+_hpfilld hpfilld "" hpfilld
+set -e
+offered=$(printf '%s\n' "${COMPREPLY[@]}" | grep -v '^-' | sort -u | tr '\n' ' ')
+if [ "$offered" = "$verbs" ]; then echo "ok: the commands of --help offered: $verbs"; else
+        echo "FAIL: --help lists the commands '$verbs', completion offers '$offered'"
+        fails=$((fails + 1))
+fi
+
 # every option hpfilld --help and hpfilld claim --help show is offered (the verbs' ones after
 # the verb)
 for opt in $({ "${HPFILLD:?}" --help; "$HPFILLD" claim --help; } | grep -o -- '--[a-z][a-z-]*' | sort -u); do
