@@ -32,6 +32,11 @@ usage --bogus
 usage stauts
 grep -qxF "hpfilld: unknown command 'stauts'; did you mean 'hpfilld status'?" "$work/err" ||
         bad "'hpfilld stauts' suggests no command: $(head -n 1 "$work/err")"
+# every command of the table, reload too (it was missing from --help and from the suggestions)
+usage relaod
+grep -qxF "hpfilld: unknown command 'relaod'; did you mean 'hpfilld reload'?" "$work/err" ||
+        bad "'hpfilld relaod' suggests no command: $(head -n 1 "$work/err")"
+"$HPFILLD" --help | grep -q "^ *hpfilld reload " || bad "--help lists no reload: $("$HPFILLD" --help | head -n 12)"
 usage --pool
 usage --pool 2M:lots
 usage --mode fast
