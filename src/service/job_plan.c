@@ -42,7 +42,8 @@ int job_plan_config(const struct config *c, const struct state *s, const struct 
         ret->claims = calloc(c->n_claims + s->n_owners * t->n_page_sizes + 1, sizeof(*ret->claims));
         if (!ret->claims)
                 return -ENOMEM;
-        memcpy(ret->claims, c->claims, c->n_claims * sizeof(*c->claims));
+        if (c->n_claims > 0)
+                memcpy(ret->claims, c->claims, c->n_claims * sizeof(*c->claims));
         n = c->n_claims;
         for (size_t o = 0; r >= 0 && o < s->n_owners; o++) {
                 if (s->owners[o].kind != OWNER_CLAIM || s->owners[o].gone ||
