@@ -157,6 +157,7 @@ static int fill_settings(const struct claim_cmd *c, int rootfd, struct config *r
 
         *ret = (struct config) CONFIG_INIT;
         if (c->load(rootfd, ret, c->userdata, &e) < 0) {
+                config_done(ret);
                 log_lines(LOG_ERR, e.msg);
                 log_error("claim %s: the configuration cannot be read; nothing changed", c->name);
                 return EXIT_USAGE;

@@ -203,6 +203,7 @@ int status_main(int argc, char *argv[]) {
                         status_read_settings(&d);
                         r = metrics_format_journal(stdout, d.settings, d.n_settings);
                 }
+                status_done(&d);
                 closep(&d.rootfd);
                 return r < 0 ? 1 : 0;
         }
