@@ -58,7 +58,7 @@ elif command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null;
         bench instructions '^hpfilld sysfs( +[0-9]+){7} +[0-9.]+$' python3 "$BENCH/instructions.py" \
                 --hpfilld "$HPFILLD" --pages 8 --top 5
         # a count of each: hpfilld's own functions are named, the fill's among them
-        grep -Eq '^  job_run +[0-9]+ +[0-9.]+%$' "$WORK/out" || fail "instructions.py named none of hpfilld's functions"
+        grep -Eq '^  job_fill +[0-9]+ +[0-9.]+%$' "$WORK/out" || fail "instructions.py named none of hpfilld's functions"
 else
         echo "# skipped instructions.py: no valgrind"
 fi

@@ -16,9 +16,6 @@ if mount -t hugetlbfs -o pagesize=2M none "$MNT"; then
 else
         MNT=""
 fi
-# (its files below $WORK, gone with it however it ends)
-TMPDIR=$WORK python3 "$(dirname "$0")/notify.py" "$HPFILLD" "$first" $MNT || fail "notify.py"
-
 # status: the pools per node, readable by anyone; the last fill recorded (on top of the pages
 # others hold: BASE, lib.sh)
 pool2m_set 0
@@ -40,4 +37,10 @@ assert n["target"] == T, n
 assert d["last_fill"] is not None and [s["page_size"] for s in d["last_fill"]["sizes"]] == [2 << 20], d["last_fill"]
 assert d["last_fill"]["exit_status"] == 0
 PY
+# the one-off run's pages given back: the daemons start from the pages others hold
+expect_rc 0 "$HPFILLD" give-back
+[ "$(node_nr "$first" 2048)" = "$BASE" ] || fail "give-back left $(node_nr "$first" 2048) pages on node$first, expected $BASE"
+
+# (its files below $WORK, gone with it however it ends)
+TMPDIR=$WORK python3 "$(dirname "$0")/notify.py" "$HPFILLD" "$first" $MNT || fail "notify.py"
 echo PASS

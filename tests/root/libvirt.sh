@@ -7,17 +7,18 @@
 # small TCG domain (<domain type='qemu'>, 64 MiB, <memoryBacking><hugepages/>, no disk: it sits
 # in SeaBIOS) whose name needs escaping.
 #   - virsh start of a domain bound to node0 (<numatune>): the hook's `hpfilld claim` grows
-#     node0's 2M pool by the domain's 32 pages, QEMU takes them all (free_hugepages as before),
-#     the domain is running, the claim file (node0=32) is in /run/hpfilld.conf.d/, hpfilld
-#     status lists it;
+#     node0's 2M pool by the domain's 32 pages, on top of the pages others hold there (a claim
+#     counts none of them: hpfilld(8), OWNERS), QEMU takes and maps them all (free_hugepages as
+#     before, its numa_maps), the domain is running, the claim (node0=32) is in hpfilld's state
+#     (hpfilld status lists it), no file is written for it;
 #   - virsh destroy: the release hook's unclaim gives them back: every pool counter as before,
-#     no claim file;
+#     no claim;
 #   - a domain of more 2M memory than the host has (MemTotal; no <numatune>: hpfilld's spread):
 #     virsh start fails with hpfilld's message, in virsh's error and in libvirtd's log; the
 #     claim is refused by hpfilld's memory budget before any page is asked for (QEMU never
-#     starts), every pool counter is as before, no claim file is left, the domain is shut off.
+#     starts), every pool counter is as before, no claim is left, the domain is shut off.
 # /run/hpfilld and /run/hpfilld.conf.d are the test's too (tmpfs), so that no claim or fill
-# record of the host's is read or changed. Puts back what it found: domains undefined, the
+# record of the host's is read or changed (nor an old hpfilld's claim drop-in converted). Puts back what it found: domains undefined, the
 # libvirtd and virtlogd it started stopped, its mounts gone, the pools (lib.sh). Skips (77)
 # without root, a mount namespace, libvirtd, virsh or QEMU, without `hpfilld claim`, where a
 # libvirtd runs already (it reads its hooks when it starts) or hpfilld's configuration files
@@ -41,15 +42,31 @@ hook=$SOURCE_ROOT/doc/recipes/libvirt/qemu-hook
 NAME=hpfilld-test_1 CLAIM=libvirt-hpfilld-test_5f1
 BIG=hpfilld-test-big BIGCLAIM=libvirt-hpfilld-test-big
 HOOKDIR=/etc/libvirt/hooks/qemu.d
-claim_file() { echo "/run/hpfilld.conf.d/50-claim-$1.conf"; }
+# claim NAME: the claim NAME as hpfilld status --json lists it, "SIZE NODE PAGES" a line
+claim() {
+        "$HPFILLD" status --json | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["claims"]:
+    if c["name"] == sys.argv[1]:
+        print(c["page_size"], c["node"], c["pages"])' "$1"
+}
+# no_claim_file: hpfilld claim writes no file (the old drop-ins in /run/hpfilld.conf.d)
+no_claim_file() {
+        [ -z "$(ls -A /run/hpfilld.conf.d)" ] || fail "$1: files in /run/hpfilld.conf.d: $(ls -A /run/hpfilld.conf.d)"
+}
+# qemu_huge_pages NAME: the 2M pages domain NAME's QEMU maps on node0 (its numa_maps)
+qemu_huge_pages() {
+        local pid
+        pid=$(cat "/run/libvirt/qemu/$1.pid" 2>/dev/null) || pid=$(pgrep -f -- "-name guest=$1,") || { echo none; return; }
+        awk '/kernelpagesize_kB=2048/ { for (i = 1; i <= NF; i++) if ($i ~ /^N0=/) n += substr($i, 4) } END { print n + 0 }' \
+                "/proc/$pid/numa_maps"
+}
 [ "$first" = 0 ] || { echo "SKIP: no memory on node0"; exit 77; }
 N0=$NODES/node0/hugepages/hugepages-2048kB
 F=$HP/hugepages-2048kB/free_hugepages
 # The pool as lib.sh leaves it: the pages others hold (BASE), none free but those they reserved.
-# A claim is on top of the [Pool] (hpfilld(8), CLAIMS): a pool's target is its [Pool] amount plus
-# the claims, so that pages others hold would count towards the domain's claim, and QEMU would
-# find fewer free pages than it maps. The admin's [Pool] here is those pages, as an admin
-# whose host others use writes it; the domain's claim then grows node0's pool by its 32 pages.
+# A claim adds its pages on top of whatever the pool holds, with no [Pool] (hpfilld(8), OWNERS):
+# the domain's claim grows node0's pool by its 32 pages, and QEMU finds all of them free.
 
 undo=""
 # later CMD: CMD at the end, before the ones registered earlier
@@ -77,9 +94,6 @@ for d in /run/hpfilld /run/hpfilld.conf.d /etc/libvirt/hooks /dev/hugepages; do
         later "umount '$d'"
 done
 mkdir "$HOOKDIR"
-if [ "$BASE" != 0 ]; then
-        printf '[Pool]\nPageSize=2M\nAmount=node0=%s\n' "$BASE" >/run/hpfilld.conf.d/10-others.conf
-fi
 printf '#!/bin/sh\n# the hook of %s, with the hpfilld built there (tests/root/libvirt.sh)\nHPFILLD=%s exec /bin/sh %s "$@"\n' \
         "$SOURCE_ROOT" "$HPFILLD" "$hook" >"$HOOKDIR/hpfilld"
 chmod 0755 "$HOOKDIR/hpfilld"
@@ -136,16 +150,18 @@ $V start "$NAME" >"$WORK/out" 2>&1 || { cat "$WORK/out"; tail -n 20 "$WORK/libvi
 got=$(cat "$N0/nr_hugepages")
 [ "$got" = $((nr0 + 32)) ] || fail "node0's 2M pool holds $got pages with $NAME running, expected $nr0 + 32"
 [ "$(cat "$F")" = "$free" ] || fail "$(cat "$F") free 2M pages with $NAME running, $free before: QEMU did not take the 32 claimed"
-[ -f "$(claim_file "$CLAIM")" ] || fail "no $(claim_file "$CLAIM") with $NAME running"
-grep -q 'node0=32' "$(claim_file "$CLAIM")" || { cat "$(claim_file "$CLAIM")"; fail "the claim is not node0=32 (above)"; }
+mapped=$(qemu_huge_pages "$NAME")
+[ "$mapped" = 32 ] || fail "QEMU of $NAME maps $mapped 2M pages of node0, expected its 32"
+[ "$(claim "$CLAIM")" = "2097152 0 32" ] || fail "the claim $CLAIM is '$(claim "$CLAIM")', expected 32 2M pages on node0"
+no_claim_file "$NAME running"
 "$HPFILLD" status >"$WORK/status" 2>&1 || true
 grep -Eq "^$CLAIM +2M +node0 +32 " "$WORK/status" || { cat "$WORK/status"; fail "hpfilld status does not list $CLAIM: 32 2M pages on node0 (above)"; }
-echo "ok   virsh start $NAME: node0's 2M pool $nr0 -> $got, QEMU holds 32 pages, $(claim_file "$CLAIM")"
+echo "ok   virsh start $NAME: node0's 2M pool $nr0 -> $got, QEMU maps its 32 pages, claim $CLAIM in the state"
 $V destroy "$NAME" >/dev/null
 [ "$(state "$NAME")" = "shut off" ] || fail "$NAME is $(state "$NAME") after virsh destroy"
 [ "$(snapshot)" = "$before" ] || { diff <(echo "$before") <(snapshot); fail "the pools after virsh destroy $NAME are not as before (above)"; }
-[ ! -e "$(claim_file "$CLAIM")" ] || fail "$(claim_file "$CLAIM") is left after virsh destroy"
-echo "ok   virsh destroy $NAME: the pools as before ($nr0 pages on node0), no claim file"
+[ -z "$(claim "$CLAIM")" ] || fail "the claim $CLAIM is left after virsh destroy: $(claim "$CLAIM")"
+echo "ok   virsh destroy $NAME: the pools as before ($nr0 pages on node0), no claim"
 
 # 2. a domain bigger than the host: refused by the hook before QEMU starts, nothing changed
 total_mib=$(($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) / 1024))
@@ -162,7 +178,8 @@ msg=$(grep -o "hpfilld: [^|]*" "$WORK/out" | head -n 1 | cut -c1-60)
 grep -qF "$msg" "$WORK/libvirtd.log" || { tail -n 20 "$WORK/libvirtd.log"; fail "libvirtd's log has no '$msg'"; }
 [ "$(state "$BIG")" = "shut off" ] || fail "$BIG is $(state "$BIG")"
 [ "$(snapshot)" = "$before" ] || { diff <(echo "$before") <(snapshot); fail "the pools after the refused $BIG are not as before (above)"; }
-[ ! -e "$(claim_file "$BIGCLAIM")" ] || fail "$(claim_file "$BIGCLAIM") is left after the refused start"
+[ -z "$(claim "$BIGCLAIM")" ] || fail "the claim $BIGCLAIM is left after the refused start: $(claim "$BIGCLAIM")"
+no_claim_file "the refused $BIG"
 ! grep -q "qemu-system" "/var/log/libvirt/qemu/$BIG.log" 2>/dev/null || fail "QEMU was started for $BIG"
-echo "ok   virsh start $BIG: refused with hpfilld's message (virsh and libvirtd's log), pools as before, no claim file"
+echo "ok   virsh start $BIG: refused with hpfilld's message (virsh and libvirtd's log), pools as before, no claim"
 echo PASS

@@ -41,6 +41,13 @@ def nr(node):
         return int(f.read())
 
 
+def fills_total(hpfilld):
+    """The fills recorded since boot, as hpfilld status --format=prometheus says."""
+    out = subprocess.run([hpfilld, "status", "--format=prometheus"], capture_output=True, text=True,
+                         timeout=LIMIT, check=True).stdout
+    return int(next(l.split()[1] for l in out.split("\n") if l.startswith("hpfilld_fills_total ")))
+
+
 def make_until(sock, messages):
     """until(word): the notifications on @sock until one containing @word (or a line starting
     with it, for "KEY="); all of them are kept in @messages, in order."""
@@ -116,6 +123,7 @@ def main():
             fail("READY=1 after reload with node%s at %d pages, not %d" % (node, nr(node), t60))
 
         # a bad configuration on reload: the old one stays, the daemon stays up
+        fills = fills_total(hpfilld)
         with open(os.path.join(work, "a.conf"), "w") as f:
             f.write("[Pool]\nPageSize=2M\nAmount=bogus\n")
         d.send_signal(signal.SIGHUP)
@@ -124,11 +132,14 @@ def main():
         ready = until("READY=1")
         if d.poll() is not None:
             fail("a bad reload stopped the daemon")
-        # the plan in use stays: no fill, and the unit's status names the error
+        # the plan in use stays: no fill (the configuration is read under the host lock, after
+        # "Filling the pools": no progress, no fill recorded), and the unit's status names the error
         if not any(l.startswith("STATUS=Reload failed") and "Amount=bogus" in l for l in ready.split("\n")):
             fail("READY=1 after a bad reload without a STATUS= naming the error: %r" % ready)
-        if any("STATUS=Filling" in m for m in messages[n - 1:]):
+        if any(l.startswith("STATUS=Filling:") for m in messages[n - 1:] for l in m.split("\n")):
             fail("a bad reload filled again: %r" % messages[n - 1:])
+        if fills_total(hpfilld) != fills:
+            fail("a bad reload recorded a fill: %d fills, %d before" % (fills_total(hpfilld), fills))
         if nr(node) != t60:
             fail("a bad reload changed the pool: %d" % nr(node))
 
@@ -143,8 +154,9 @@ def main():
         if nr(node) != t60:
             fail("the pool changed on stop without ReleaseOnStop: %d" % nr(node))
 
-        # ReleaseOnStop=yes: SIGTERM gives back what the daemons added (the one before too: its
-        # pages are in the ledger in /run/hpfilld), down to what the pool held before them
+        # ReleaseOnStop=yes: SIGTERM gives back the configuration's pages (the daemon before's
+        # too: one owner whatever --config, kept in /run/hpfilld/state), down to what the pool
+        # held before them
         found = nr(node)
         with open(os.path.join(work, "a.conf"), "w") as f:
             f.write("[Fill]\nReleaseOnStop=yes\n[Pool]\nPageSize=2M\nAmount=node%s=%d\n" % (node, found + 30))
@@ -291,9 +303,19 @@ def main():
         d = subprocess.Popen([hpfilld, "--config", os.path.join(work, "a.conf")], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         rc = d.wait(timeout=LIMIT)
-        until("ERRNO=")
+        # it sent all it had to say before it exited: what is queued is all of it
+        sock.setblocking(False)
+        while True:
+            try:
+                messages.append(sock.recv(4096).decode())
+            except BlockingIOError:
+                break
         if rc != 2 or any("READY=1" in m.split("\n") for m in messages):
             fail("bad configuration at start: exit %d, messages %r" % (rc, messages))
+        if not any(l.startswith("ERRNO=") for m in messages for l in m.split("\n")) or \
+                not any(l.startswith("STATUS=") and not l.startswith("STATUS=Filling")
+                        for m in messages for l in m.split("\n")):
+            fail("bad configuration at start: no STATUS= saying so and ERRNO=: %r" % messages)
     finally:
         if d.poll() is None:
             d.kill()

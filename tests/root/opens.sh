@@ -30,8 +30,8 @@ opened() {
 # run/hpfilld and its lock as every fill but a boot's first finds them
 expect_rc 0 "$HPFILLD" --once -q --pool 2M:$((BASE_ALL + 8))
 traced_fill 8
-# this boot's id, for the one-offs' ledger and the daemon's beside it: read once
-opened proc/sys/kernel/random/boot_id 1 "the ledgers of one run are of one boot"
+# this boot's id, for the state's boot line: read once
+opened proc/sys/kernel/random/boot_id 1 "the state of one run is of one boot"
 # the pools' counters, kept open after their first read and read again from there
 for size in 2048 1048576; do
         [ -d "$HP/hugepages-${size}kB" ] || continue

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# ReleaseOnStop= and `hpfilld bench` count persistent pages, never a workload's surplus pages:
-# with a workload holding 10 surplus pages of an empty pool (persistent 0), the daemon fills
-# 20 (promoting the 10) and on SIGTERM gives back down to 0 persistent pages (the workload's 10
-# surplus again, gone with it), and bench leaves the pool with 0 persistent pages. Had they
-# counted nr_hugepages (10), the 10 pages would have stayed in the pool after the workload.
+# ReleaseOnStop= and `hpfilld bench` beside a workload's surplus pages: with a workload holding
+# 10 surplus pages of an empty pool (persistent 0), the daemon fills 20 (promoting the 10: the
+# configuration's now) and on SIGTERM gives back its free pages only (hpfilld(8), OWNERS): the
+# 10 in use stay persistent, the configuration's, and give-back returns them once the workload
+# is gone. bench leaves the pool with 0 persistent pages, the workload's 10 surplus as found.
 . "$(dirname "$0")/lib.sh"
 
 G=$HP/hugepages-2048kB
@@ -24,10 +24,13 @@ printf '[Fill]\nReleaseOnStop=yes\n[Pool]\nPageSize=2M\nAmount=node%s=%s\n' "$fi
 daemon_until "2M pool: $((BASE + 20))/$((BASE + 20)) pages" --config "$WORK/a.conf" --mode sysfs
 expect_pool 20 0 "the daemon's fill"
 daemon_stop
-expect_in "$WORK/derr.rest" "10 pages given back; 10 in use are surplus now and leave the pool when freed"
-expect_pool 0 10 "ReleaseOnStop"
+expect_in "$WORK/derr.rest" "2M pool of node$first: 10 pages given back \($((BASE + 20)) -> $((BASE + 10))\); the rest are in use and stay the configuration's"
+expect_pool 10 0 "ReleaseOnStop"
 hold_release
-[ "$(pool2m_nr)" = "$BASE_ALL" ] || fail "ReleaseOnStop: the pool holds $(pool2m_nr) pages once the workload is gone"
+expect_pool 10 0 "the workload gone: its pages free, still the configuration's"
+expect_rc 0 "$HPFILLD" give-back
+expect_in "$WORK/out" "2M pool of node$first: 10 pages given back \($((BASE + 10)) -> $BASE\)"
+[ "$(pool2m_nr)" = "$BASE_ALL" ] || fail "give-back: the pool holds $(pool2m_nr) pages once the workload is gone"
 
 # bench, the same
 hold_pages 10

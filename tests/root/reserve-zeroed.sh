@@ -53,11 +53,15 @@ conf() {
         printf '[Pool]\nPageSize=2M\nAmount=node%s=40\n[Reserve]\nName=guest\nPageSize=2M\nAmount=%s\nNode=%s\n' \
                 "$first" "$1" "$first" >"$WORK/r.conf"
 }
-# sighup: a reload by SIGHUP, up to its reservation line ($LINE)
+# sighup: a reload by SIGHUP, up to its reservation line ($LINE): the fill's report (the
+# configuration read again under the host lock, then filled), then "Configuration reloaded"
 sighup() {
+        local report
         kill -HUP "$DPID"
-        daemon_read "Configuration reloaded"
         daemon_read "guest reservation: "
+        report=$LINE
+        daemon_read "Configuration reloaded"
+        LINE=$report
 }
 # reload_cmd: `hpfilld reload` (it returns once the fill is done), then its reservation line
 reload_cmd() {

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The neighbour's journal: `hpfilld status --root T` as root, on a tree a user built, whose
-# journal names a process's oom_score_adj and a root-only file through symbolic links. status
-# only reads (no capability left): it changes neither, and says what it found in every format.
+# The neighbour's state: `hpfilld status --root T` as root, on a tree a user built, whose
+# run/hpfilld/state has settings that name a process's oom_score_adj and a root-only file through
+# symbolic links. status only reads (no capability left): it changes neither, and says what it
+# found in every format; a command that changes the pools there (give-back) puts back neither.
 . "$(dirname "$0")/lib.sh"
 
 id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
@@ -31,42 +32,59 @@ for f in nr_hugepages free_hugepages surplus_hugepages; do echo 0 >"$n/node0/hug
 ln -s /proc/$VPID "$T/sys/kernel/mm/hugepages/hugepages-2048kB"
 ln -s "$VICTIM" "$T/sys/kernel/mm/hugepages/hugepages-4096kB"
 cd "$T/run/hpfilld"
-echo "path=sys/kernel/mm/hugepages/hugepages-2048kB/oom_score_adj found=500 set=0 pid=999999 start=1" \
-        >changed.hugepages-2048kB.oom_score_adj
-echo "path=sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages found=0 set=63 pid=999999 start=1" \
-        >changed.hugepages-4096kB.nr_overcommit_hugepages
+# the one setting the state may name is a pool's nr_overcommit_hugepages (here through a link)
+printf 'hpfilld-state 1\nseq 0\nsetting sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages 0 63\nend\n' >state
 SH
+STATE_T=$T/run/hpfilld/state
 untouched() {
         [ "$(cat /proc/$VPID/oom_score_adj)" = 0 ] || fail "$1: oom_score_adj is $(cat /proc/$VPID/oom_score_adj)"
         [ "$(cat "$VICTIM/nr_overcommit_hugepages")" = 63 ] || fail "$1: the root-only file was written"
-        [ -e "$T/run/hpfilld/changed.hugepages-2048kB.oom_score_adj" ] &&
-                [ -e "$T/run/hpfilld/changed.hugepages-4096kB.nr_overcommit_hugepages" ] || fail "$1: an entry was removed"
+        [ "$(cksum <"$STATE_T")" = "$forged" ] || fail "$1: the state was changed: $(cat "$STATE_T")"
+}
+forged=$(cksum <"$STATE_T")
+# unread WHY WHAT: status, in every format, reads none of the state, says WHY (an ERE), touches nothing
+unread() {
+        local fmt
+        for fmt in text json prometheus; do
+                expect_rc 0 "$HPFILLD" status --root "$T" --format=$fmt
+                expect_in "$WORK/err" "Cannot read the state: $1, ignoring"
+                untouched "status --format=$fmt, $2"
+        done
 }
 
 # the user's own run/hpfilld: not read at all, said
-for fmt in text json prometheus; do
-        expect_rc 0 "$HPFILLD" status --root "$T" --format=$fmt
-        expect_in "$WORK/err" "Cannot read the journal in $T/run/hpfilld: Operation not permitted, ignoring"
-        untouched "status --format=$fmt, the user's run/hpfilld"
-done
+unread "$T/run/hpfilld: Operation not permitted" "the user's run/hpfilld"
 
-# a run/hpfilld of root's (the entries copied in by an admin): read, each entry said, none acted on
+# a run/hpfilld of root's (the state copied in by an admin): read, the setting said, not acted on
 chown -R root:root "$T/run"
+chmod 644 "$STATE_T"
 expect_rc 0 "$HPFILLD" status --root "$T"
-expect_in "$WORK/out" "^$T/run/hpfilld/changed.hugepages-2048kB.oom_score_adj is not an entry hpfilld makes, or names no pool setting: Bad message; left alone, nothing written$"
-expect_in "$WORK/out" "^$T/run/hpfilld/changed.hugepages-4096kB.nr_overcommit_hugepages is not an entry hpfilld makes, or names no pool setting: (Not a directory|Too many levels of symbolic links); left alone, nothing written$"
+expect_in "$WORK/out" "^/sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages: raised from 0 to 63 by a command that ended; cannot be read: (Not a directory|Too many levels of symbolic links)$"
 untouched "status"
 expect_rc 0 "$HPFILLD" status --root "$T" --json
 python3 - "$WORK/out" <<'PY'
 import json, sys
-j = sorted(json.load(open(sys.argv[1]))["journal"], key=lambda e: e["entry"])
-assert [(e["entry"], e["result"]) for e in j] == [
-    ("changed.hugepages-2048kB.oom_score_adj", "invalid"),
-    ("changed.hugepages-4096kB.nr_overcommit_hugepages", "invalid")], j
+j = json.load(open(sys.argv[1]))["journal"]
+assert [(e["entry"], e["path"], e["result"]) for e in j] == [
+    ("setting", "sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages", "failed")], j
 PY
 untouched "status --json"
 expect_rc 0 "$HPFILLD" status --root "$T" --format=prometheus
-expect_in "$WORK/out" '^hpfilld_journal_entry\{entry="changed.hugepages-2048kB.oom_score_adj",path="",result="invalid"\} 1$'
-expect_in "$WORK/out" '^hpfilld_journal_entry\{entry="changed.hugepages-4096kB.nr_overcommit_hugepages",path="/sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages",result="invalid"\} 1$'
+expect_in "$WORK/out" '^hpfilld_journal_entry\{entry="setting",path="/sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages",result="failed"\} 1$'
 untouched "status --format=prometheus"
+
+# a command that changes the pools settles the state first: the file behind the link is neither
+# read nor put back to 0 (the setting stays, for a later try)
+expect_rc 0 "$HPFILLD" give-back --root "$T"
+expect_in "$WORK/err" "Cannot put sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages back to 0 \(raised to 63 by a command that ended\): (Not a directory|Too many levels of symbolic links); the next command tries again"
+[ "$(cat /proc/$VPID/oom_score_adj)" = 0 ] || fail "give-back: oom_score_adj is $(cat /proc/$VPID/oom_score_adj)"
+[ "$(cat "$VICTIM/nr_overcommit_hugepages")" = 63 ] || fail "give-back: the root-only file behind the link was written"
+
+# a setting of anything else than a pool's overcommit: the state is refused, said, nothing read
+printf 'hpfilld-state 1\nseq 0\nsetting sys/kernel/mm/hugepages/hugepages-2048kB/oom_score_adj 500 0\nend\n' >"$STATE_T"
+forged=$(cksum <"$STATE_T")
+unread "$T/run/hpfilld/state: line 3: not setting PATH FOUND SET, of a pool's nr_overcommit_hugepages" "a setting of oom_score_adj"
+expect_rc 1 "$HPFILLD" give-back --root "$T"
+expect_in "$WORK/err" "Cannot read $T/run/hpfilld/state: line 3: not setting PATH FOUND SET"
+untouched "give-back, a setting of oom_score_adj"
 echo PASS

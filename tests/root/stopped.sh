@@ -46,11 +46,11 @@ stopped() {
 stopped reserve-others reserved:TERM 143
 # two fills, the first paused mid-fill holding the host lock, its reservation of 30 pages made
 stopped lock-checks waiting:INT 130
-# a fault fill paused mid-fill: the overcommit raised, its journal entry in /run/hpfilld
+# a fault fill paused mid-fill: the overcommit raised, its setting in /run/hpfilld/state
 stopped journal paused:TERM 143
 # /sys and /proc bind-mounted below the test's directory, a daemon running with ReleaseOnStop=
 stopped release daemon:INT 130
-# tmpfs on /run/hpfilld and /run/hpfilld.conf.d, the daemon running with two claims
+# tmpfs on /run/hpfilld and /run/hpfilld.conf.d, the daemon running beside two claims
 stopped claim daemon:TERM 143
 # notify.py fails with its daemon running and the daemon's reservation made
 stopped daemon reserved:fail 1
