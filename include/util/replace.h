@@ -10,5 +10,5 @@
  * textfile collector (*.prom) nor the journal's reader takes for one of theirs), then put in
  * @name's place in one step (swapped with the old one, which is then removed; or renamed over
  * it); on failure the temp file is removed and the old file stands. @durable: fsync'ed, then
- * renamed over the old one, for a file that outlives a boot. */
+ * renamed over the old one and the directory fsync'ed, for a file that must outlive a crash. */
 int replace_file_at(int dirfd, const char *name, const char *text, size_t len, bool durable);

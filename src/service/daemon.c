@@ -554,6 +554,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 .control_fd = -1,
         };
         bool stopped = false; /* by a stop signal, not a first fill that failed */
+        char why[256] = "";
         int ret = EXIT_FAIL;
 
         *config = (struct config) CONFIG_INIT; /* the daemon's now */
@@ -566,7 +567,10 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 goto out;
         arm_metrics(&d);
         /* the configuration as it is under the host lock, kept unless its plan is refused */
-        ret = fill(&d, "hpfilld daemon, first fill", true, NULL, 0);
+        ret = fill(&d, "hpfilld daemon, first fill", true, why, sizeof(why));
+        if (ret == EXIT_USAGE) /* fill() says nothing of a configuration or plan refused */
+                (void) notifyf("STATUS=Bad configuration or plan refused, nothing changed: %.*s\nERRNO=%d",
+                               (int) strcspn(why, "\n"), *why ? why : "see the log", EINVAL);
         if (stop_requested(&d.stop) && ret == EXIT_FAIL)
                 ret = EXIT_OK; /* stopped while it waited: nothing filled */
         if (!stop_requested(&d.stop)) {

@@ -35,9 +35,9 @@ void session_give_back_gone(struct session *s) {
                                            c.free - c.resv, &given) < 0)
                         continue;
                 if (given > 0)
-                        log_notice("%s pool of node%u: %" PRIu64 " page%s of claims given back (or hpfilld bench's) "
-                                   "that had been in use given back now", page_size_name(st->pools[p].page_size, name),
-                                   st->pools[p].node, given, given == 1 ? "" : "s");
+                        log_notice("%s pool of node%u: %" PRIu64 " page%s given back now that %s free (of claims given "
+                                   "back while in use, or of a hpfilld bench)", page_size_name(st->pools[p].page_size, name),
+                                   st->pools[p].node, given, given == 1 ? "" : "s", given == 1 ? "it is" : "they are");
         }
 }
 

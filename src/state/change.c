@@ -9,6 +9,7 @@
 #include "util/log.h"
 #include "util/macro.h"
 #include "util/number.h"
+#include "util/shown.h"
 
 int state_change_begin(struct state_store *st, const struct state_intent *in, size_t n) {
         size_t before = st->s.n_intents;
@@ -147,16 +148,16 @@ void state_change_restore_setting(struct state_store *st, size_t i) {
                 r = 0;
         }
         if (r < 0) {
-                (void) snprintf(st->notes + n, sizeof(st->notes) - n, "Cannot put %s back to %" PRIu64
+                (void) snprintf(st->notes + n, sizeof(st->notes) - n, "Cannot put %s/%s back to %" PRIu64
                                 " (raised to %" PRIu64 " by a command that ended): %s; the next command tries again",
-                                set.path, set.found, set.set, strerror(-r));
+                                shown_root(), set.path, set.found, set.set, strerror(-r));
                 return;
         }
         (void) snprintf(st->notes + n, sizeof(st->notes) - n,
-                        r > 0 ? "%s put back to %" PRIu64 " (a command that ended had raised it to %" PRIu64 ")"
-                              : "%s left as it is: a command that ended had raised it from %" PRIu64 " to %" PRIu64
+                        r > 0 ? "%s/%s put back to %" PRIu64 " (a command that ended had raised it to %" PRIu64 ")"
+                              : "%s/%s left as it is: a command that ended had raised it from %" PRIu64 " to %" PRIu64
                                 ", and it has been changed since",
-                        set.path, set.found, set.set);
+                        shown_root(), set.path, set.found, set.set);
         state_setting_remove(&st->s, i);
 }
 

@@ -196,6 +196,7 @@ static const char *lock_error(int r) {
         return r == -EPERM    ? "not a file of this user's, mode 0600: refused"
                : r == -EBADFD ? "not a regular file: refused"
                : r == -ELOOP  ? "a symbolic link: refused"
+               : r == -EACCES ? "Permission denied (are you root?)"
                               : strerror(-r);
 }
 
@@ -210,7 +211,8 @@ static int lock_take(int rootfd, const char *name, const char *kind, const char 
 
         dirfd = rundir_open(rootfd);
         if (dirfd < 0)
-                return log_error_errno(dirfd, "Cannot open %s/" RUNDIR ": %m", shown_root());
+                return log_error_errno(dirfd, "Cannot open %s/" RUNDIR ": %m%s", shown_root(),
+                                       dirfd == -EACCES ? " (are you root?)" : "");
         *ret_waited = false;
 again:
         closep(&fd);

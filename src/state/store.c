@@ -166,7 +166,8 @@ int state_store_open(int rootfd, bool host, const struct topology *t, const stru
 
         st.dirfd = rundir_open(rootfd);
         if (st.dirfd < 0)
-                return log_error_errno(st.dirfd, "Cannot open %s/" RUNDIR ": %m", shown_root());
+                return log_error_errno(st.dirfd, "Cannot open %s/" RUNDIR ": %m%s", shown_root(),
+                                       st.dirfd == -EACCES ? " (are you root?)" : "");
         st.lock_fd = hostlock_take(rootfd, o->what, o->lock_timeout_s, o->stop, o->wait, &waited);
         if (o->ret_waited)
                 *o->ret_waited = waited;

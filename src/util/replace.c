@@ -70,7 +70,10 @@ int replace_file_at(int dirfd, const char *name, const char *text, size_t len, b
          * under the temp name, in a directory no boot empties */
         if (r == 0)
                 r = put_in_place(dirfd, tmp, name, !durable);
-        if (r < 0)
+        if (r < 0) {
                 (void) unlinkat(dirfd, tmp, 0);
-        return r;
+                return r;
+        }
+        /* and the rename itself on disk: the name, not only the text */
+        return durable && fsync(dirfd) < 0 ? -errno : 0;
 }

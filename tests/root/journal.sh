@@ -32,7 +32,7 @@ killed_fill() {
         [ "$(setting_line)" = "$SETTING 3 60" ] || fail "the state's setting after SIGKILL: '$(setting_line)'"
 }
 # the log of the next command (the path as the state has it, relative to the root)
-MSG="/?sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages put back to 3 \(a command that ended had raised it to 60\)"
+MSG="/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages put back to 3 \(a command that ended had raised it to 60\)"
 
 echo 3 >$OC
 pool2m_set 0
@@ -133,7 +133,7 @@ PY
 [ "$(cat $OC)" = 500 ] || fail "status changed the admin's overcommit to $(cat $OC)"
 [ "$(setting_line)" = "$SETTING 3 60" ] || fail "status dropped the setting"
 expect_rc 0 "$HPFILLD" --once --mode sysfs --pool "2M:node$first=$T20"
-expect_in "$WORK/err" "/?sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages left as it is: a command that ended had raised it from 3 to 60, and it has been changed since"
+expect_in "$WORK/err" "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages left as it is: a command that ended had raised it from 3 to 60, and it has been changed since"
 [ "$(cat $OC)" = 500 ] || fail "the fill changed the admin's overcommit to $(cat $OC)"
 [ -z "$(setting_line)" ] || fail "the stale setting was kept: $(setting_line)"
 echo 0 >$OC

@@ -147,6 +147,36 @@ def test(release, hpfilld_bin, work, root, notify):
     expect(root, "the stop of the daemon of --pool", 6 if release else 8, config=None if release else (2, 2),
            claim_vmy=(6, 6))
 
+    # a first fill that falls short (the kernel grants 9 pages of node0): the daemon exits 3,
+    # says why to systemd, and gives back nothing even with ReleaseOnStop=yes (the restart goes
+    # on from there)
+    set_nr(root, 0)
+    write(root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages.fake-max", "9\n")
+    write(root + "/etc/hpfilld.conf", config(release, 10))
+    d = start(notify, [hpfilld_bin, "--root", root])
+    rc = d.wait(timeout=LIMIT)
+    if rc != 3:
+        fail("a first fill short of pages: exit %d, expected 3: %s" % (rc, d.stderr.read()))
+    notify.until("ERRNO=")
+    held = shares(root)
+    if nr(root) != 9 or sum(h for h, _ in held.values()) != 9 or held.get("config", (0, 0))[1] != 10:
+        fail("a daemon whose first fill fell short: %d pages, expected 9 all hpfilld's, the configuration "
+             "wanting 10; state:\n%s" % (nr(root), state(root)))
+    os.unlink(root + "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages.fake-max")
+
+    # a first fill whose plan is refused: exit 2, nothing changed, and systemd told why
+    write(root + "/etc/hpfilld.conf", "[Pool]\nPageSize=2M\nAmount=node7=1\n")
+    d = start(notify, [hpfilld_bin, "--root", root])
+    rc = d.wait(timeout=LIMIT)
+    if rc != 2:
+        fail("a first fill of a refused plan: exit %d, expected 2: %s" % (rc, d.stderr.read()))
+    m = notify.until("ERRNO=")
+    if "STATUS=Bad configuration or plan refused, nothing changed: " not in m or "node7" not in m:
+        fail("a refused first fill: no STATUS= saying why: %r" % m)
+    if nr(root) != 9 or shares(root) != held:
+        fail("a daemon whose first plan was refused changed the pool or the state: %d pages; state:\n%s" %
+             (nr(root), state(root)))
+
 
 if __name__ == "__main__":
     for release in (True, False):

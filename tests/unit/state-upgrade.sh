@@ -87,7 +87,7 @@ done
 cmp -s "$d/50-claim-vm9.conf" "$work/vm9.conf" || bad "the administrator's drop-in changed or removed"
 said "Converted (and removed) $r/ledger"
 said "Converted the claim of (and removed) $r/../hpfilld.conf.d/50-claim-vm1.conf"
-said "$oc put back to 0 (a command that ended had raised it to 5)"
+said "$m/$oc put back to 0 (a command that ended had raised it to 5)"
 echo "ok: the previous version's files converted and removed: $(tr '\n' ' ' <"$r/state")"
 
 # then as any state: status lists the converted claim; the gone claim's pages go once free;

@@ -74,9 +74,9 @@ rc=0
 [ "$(cat "$t/$oc")" = 3 ] || bad "the stale setting not put back: $(cat "$t/$oc")"
 [ "$(cat "$t/$oc1g")" = 50 ] || bad "the changed setting not left as it is: $(cat "$t/$oc1g")"
 grep -q '^setting ' "$state" && bad "settings left in the state: $(cat "$state")"
-grep -qF "$oc put back to 3 (a command that ended had raised it to 63)" "$work/err" ||
+grep -qF "$t/$oc put back to 3 (a command that ended had raised it to 63)" "$work/err" ||
         bad "the setting put back is not said: $(cat "$work/err")"
-grep -qF "$oc1g left as it is: a command that ended had raised it from 7 to 9, and it has been changed since" "$work/err" ||
+grep -qF "$t/$oc1g left as it is: a command that ended had raised it from 7 to 9, and it has been changed since" "$work/err" ||
         bad "the setting left is not said: $(cat "$work/err")"
 "$HPFILLD" status --root "$t" >"$work/out" 2>"$work/err"
 grep -q "by a command that ended" "$work/out" && bad "status after the fill: $(cat "$work/out")"
