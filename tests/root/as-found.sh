@@ -69,7 +69,7 @@ reservation_files() {
         done
 }
 
-# hpfilld's state (ledgers, records, journal entries, the lock files, the control socket): what
+# hpfilld's run directory (the state, the host lock, the control socket): what
 # /run/hpfilld holds, each entry with its type and, for a file, its contents' checksum
 STATE=/run/hpfilld
 HVO_KNOB=/proc/sys/vm/hugetlb_optimize_vmemmap
@@ -86,9 +86,9 @@ state_listing() {
                 done)
 }
 
-# found_save: the host as found, in $FOUND; the test then starts from none of hpfilld's records
-# in /run/hpfilld (other fills' ledgers would be given back by the test's daemons, a crashed
-# fill's journal entry settled by its fills), the lock files kept
+# found_save: the host as found, in $FOUND; the test then starts from no state in /run/hpfilld
+# (another's owners would be the test's commands' to give back, a killed command's intents and
+# settings theirs to settle), the lock files kept
 found_save() {
         FOUND=$WORK/found
         mkdir "$FOUND" "$FOUND/state.files"

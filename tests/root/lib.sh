@@ -7,6 +7,27 @@ HP=/sys/kernel/mm/hugepages
 NODES=/sys/devices/system/node
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
+
+# start_time PID: the process's start time (field 22 of /proc/PID/stat), empty when it is gone
+start_time() {
+        sed -n 's/.*) //p' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
+}
+
+# sweep_dead_tests: what a root test killed outright left (SIGKILL, or meson's kill after its
+# SIGTERM, cut its cleanup short): its hugetlbfs mounts and its directory, found by the owner
+# (pid and start time) each test writes in its $WORK, so never a running test's
+sweep_dead_tests() {
+        local d pid start m
+        for d in /tmp/hpfilld-root-test.*; do
+                [ -f "$d/owner" ] && read -r pid start <"$d/owner" || continue
+                [ "$(start_time "$pid")" != "$start" ] || continue
+                awk -v d="$d/" '$3 == "hugetlbfs" && index($2, d) == 1 { print $2 }' /proc/self/mounts |
+                        while read -r m; do rm -rf "$m/hpfilld"; umount "$m"; done
+                rm -rf --one-file-system "$d"
+                echo "note: removed what a killed root test left: $d" >&2
+        done
+}
+[ -n "${IN_OWN_MOUNT_NS:-}" ] || sweep_dead_tests
 # OWN_MOUNT_NS=1 before sourcing: the test runs in a mount namespace of its own, without the
 # hugetlbfs mounts of the host, so that the reservations go to the mount it makes whatever other
 # tests of this host have mounted (the pools are the host's all the same).
@@ -32,6 +53,7 @@ need_test_hooks() {
 export STRACE_ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 WORK=$(mktemp -d /tmp/hpfilld-root-test.XXXXXX)
+echo "$$ $(start_time $$)" >"$WORK/owner"
 SAVED="$WORK/saved"
 . "$(dirname "${BASH_SOURCE[0]}")/as-found.sh"
 found_save
