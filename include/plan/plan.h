@@ -22,6 +22,8 @@ struct plan_node {
         uint64_t now, target; /* now: persistent pages (nr_hugepages - surplus_hugepages) */
         uint64_t surplus;     /* surplus pages found on the node: they leave the pool when freed */
         uint64_t promote;     /* of those, made persistent by the fill (GROW only) */
+        uint64_t kept;        /* SHRINK: of the target, pages above the one asked that stay (in use,
+                               * or not the run's to give back) */
         enum plan_action action;
 };
 

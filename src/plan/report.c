@@ -184,13 +184,18 @@ void report_pool(FILE *f, const struct plan_pool *p, const struct pool_outcome *
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct plan_node *n = &p->nodes[i];
                 uint64_t up = promoted(n, o->after[i]);
-                char surplus[96] = "";
+                char surplus[96] = "", kept[96];
                 const char *note = "";
 
                 if (n->action == PLAN_LARGER)
                         note = ", larger than target, left alone";
                 else if (n->action == PLAN_SHRINK && (o->after[i] > n->target || made_surplus(p, o, i)))
                         note = ", the pages above it are in use: surplus now, they leave the pool when freed";
+                else if (n->action == PLAN_SHRINK && n->kept) {
+                        (void) snprintf(kept, sizeof(kept), ", %" PRIu64 " above the %" PRIu64 " asked kept: in use, "
+                                        "or not the run's", n->kept, n->target - n->kept);
+                        note = kept;
+                }
                 else if (o->after[i] < n->target)
                         note = ", short";
                 if (up)

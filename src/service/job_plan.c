@@ -101,8 +101,10 @@ static int set_want(struct state_store *st, size_t pool, enum state_fill kind, s
 /* Node @n as the intent moves it. One that does not move is at its target, or larger: a
  * claim's target is what the pool holds then (its pages are on top of whatever others have) */
 static void node_set(struct plan_node *n, const struct state_intent *in, enum state_fill kind) {
-        n->promote = 0;
+        n->promote = n->kept = 0;
         if (in->to != in->from) {
+                if (in->to < in->from && in->to > n->target)
+                        n->kept = in->to - n->target;
                 n->target = in->to;
                 n->action = in->to > in->from ? PLAN_GROW : PLAN_SHRINK;
                 if (n->action == PLAN_GROW)

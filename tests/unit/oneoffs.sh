@@ -41,6 +41,7 @@ share once 0 100/700
 run 0 --once --pool 2M:512
 [ "$(node_nr 0 2048)" = 600 ] || bad "--pool 2M:512 with the file's Shrink=yes left $(node_nr 0 2048) pages, not the other's 600"
 share once 0 0/512
+has "$work/out" "  node0: 700 -> 600 (target 600, 88 above the 512 asked kept: in use, or not the run's)"
 has "$work/out" "$cli_line"
 grep -q "vm1" "$work/out" "$work/err" && bad "the file's reservation vm1 was planned: $(cat "$work/out" "$work/err")"
 echo "ok: --once --pool 2M:512 leaves the file's [Pool] and [Reserve] out, keeps its Shrink=yes (its own pages only)"
