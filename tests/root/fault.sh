@@ -90,6 +90,20 @@ expect_in "$WORK/out" "^2M pool: $((BASE + 96))/$((BASE + 96)) pages on 1 node i
 [ "$(node_nr "$first" 2048)" = $((BASE + 96)) ] || fail "node$first holds $(node_nr "$first" 2048), expected $((BASE + 96))"
 clean_after 0
 
+# free pages another's mapping holds reserved (untouched) are not the fault's to take: the node
+# is still faulted (not left to sysfs as "no page faulted"), its reserved pages kept free for
+# their owner
+mount_huge
+pool2m_set 0
+echo $((BASE + 8)) >"$NODES/node$first/hugepages/hugepages-2048kB/nr_hugepages"
+reserve_pages "$MNT/resv" 8
+expect_rc 0 "$HPFILLD" --once --mode fault -t 1 --pool "2M:node$first=$((BASE + 8 + 64))"
+expect_in "$WORK/out" "^2M pool: $((BASE + 72))/$((BASE + 72)) pages on 1 node in [0-9]+ ms \(fault, 1 thread/node\)$"
+[ "$(node_nr "$first" 2048)" = $((BASE + 72)) ] || fail "node$first holds $(node_nr "$first" 2048), expected $((BASE + 72))"
+[ "$(cat $G/resv_hugepages)" = $((BASE_RESV + 8)) ] || fail "the workload's 8 reserved pages: resv $(cat $G/resv_hugepages)"
+reserve_release
+clean_after 0
+
 # the plan says fault, and why
 expect_rc 0 "$HPFILLD" --once --mode fault --dry-run --pool 2M:$((BASE_ALL + 20))
 expect_in "$WORK/out" " fault +[0-9]+ +"

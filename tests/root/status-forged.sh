@@ -76,7 +76,7 @@ untouched "status --format=prometheus"
 # a command that changes the pools settles the state first: the file behind the link is neither
 # read nor put back to 0 (the setting stays, for a later try)
 expect_rc 0 "$HPFILLD" give-back --root "$T"
-expect_in "$WORK/err" "Cannot put sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages back to 0 \(raised to 63 by a command that ended\): (Not a directory|Too many levels of symbolic links); the next command tries again"
+expect_in "$WORK/err" "Cannot put $T/sys/kernel/mm/hugepages/hugepages-4096kB/nr_overcommit_hugepages back to 0 \(raised to 63 by a command that ended\): (Not a directory|Too many levels of symbolic links); the next command tries again"
 [ "$(cat /proc/$VPID/oom_score_adj)" = 0 ] || fail "give-back: oom_score_adj is $(cat /proc/$VPID/oom_score_adj)"
 [ "$(cat "$VICTIM/nr_overcommit_hugepages")" = 63 ] || fail "give-back: the root-only file behind the link was written"
 
