@@ -39,6 +39,10 @@ struct state_share {
         size_t pool, owner; /* indices */
         uint64_t held;      /* persistent pages it added that nobody took since */
         uint64_t want;      /* the pages it asks of the pool now (its target there) */
+        /* an active claim's: the node's pages in use (nr - free) when its pages were last added,
+         * less those of its pages that may have been in use then; of its pages, at most those
+         * that went into use since (the node's pages in use now beyond the mark) are in use */
+        uint64_t mark;
 };
 
 struct state_pool {
@@ -125,6 +129,17 @@ uint64_t state_held(const struct state *s, size_t pool, size_t owner);
 uint64_t state_want(const struct state *s, size_t pool, size_t owner);
 /* Pages of the pool held by all owners */
 uint64_t state_held_total(const struct state *s, size_t pool);
+/* Free pages are anyone's: of those the active claims (but the @n_except owners @except) hold,
+ * how many are surely free, each claim's held pages less those that may have gone into use since
+ * its mark (@in_use: the node's pages in use now, nr - free). */
+uint64_t state_claims_free(const struct state *s, size_t pool, uint64_t in_use, const size_t *except, size_t n_except);
+/* What a give-back may take of @pool's @free pages (the node has @nr): the free pages no mapping
+ * holds reserved (@resv) and that are not surely an active claim's (but @except's). */
+uint64_t state_givable(const struct state *s, size_t pool, uint64_t nr, uint64_t free, uint64_t resv,
+                       const size_t *except, size_t n_except);
+/* Claim @owner is about to get pages of @pool, whose node has @in_use pages in use: its mark
+ * moves so that the pages it holds that may be in use stay counted as such. */
+int state_claim_mark(struct state *s, size_t pool, size_t owner, uint64_t in_use);
 /* What `hpfilld status` and the metrics call the pool's target: the configuration's, or a
  * one-off run's where more (each counts every page no claim holds), and the claims' on top. */
 uint64_t state_pool_target(const struct state *s, size_t pool);

@@ -46,7 +46,7 @@ struct state_open_options {
  * state that cannot be parsed (nothing changed: the file and the line said). */
 int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
                      struct state_store *ret);
-/* Writes the state (a temp file, synced, renamed over RUNDIR/state): before each kernel write
+/* Writes the state (a temp file swapped with RUNDIR/state, not synced): before each kernel write
  * that it announces, and after; not where the file says that already. */
 int state_store_save(struct state_store *st);
 /* Tidies the state (owners with nothing left) and saves it (@save; else what changed since the

@@ -7,7 +7,7 @@
  *   legacy (the files of hpfilld 0.x converted into it may still be there)
  *   daemon PID START_TIME
  *   owner NAME SEQ active|gone [POOL_SPEC...]
- *   pool PAGE_SIZE NODE LAST [OWNER=HELD/WANT...]
+ *   pool PAGE_SIZE NODE LAST [OWNER=HELD/WANT[/MARK]...] (MARK: an active claim's, where not 0)
  *   intent PAGE_SIZE NODE FROM TO [OWNER=PAGES...]
  *   setting PATH FOUND SET
  *   reserve NAME PAGE_SIZE PAGES DEV INO

@@ -126,6 +126,16 @@ static int add_intent(struct job_plan *jp, const struct state_intent *in) {
         return 0;
 }
 
+/* The claims that get pages of @pool by intent @in: marked (state_claim_mark()) */
+static int mark_claims(struct state *s, size_t pool, const struct state_intent *in, uint64_t in_use) {
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < in->n_parts; i++)
+                if (s->owners[in->parts[i].owner].kind == OWNER_CLAIM && in->parts[i].pages > 0)
+                        r = state_claim_mark(s, pool, in->parts[i].owner, in_use);
+        return r;
+}
+
 /* Pool @pp: each node's want set and its change made */
 static int own_pool(struct state_store *st, const struct pool_counts *counts, struct plan_pool *pp,
                     enum state_fill kind, size_t owner, bool shrink, struct job_plan *jp) {
@@ -138,18 +148,24 @@ static int own_pool(struct state_store *st, const struct pool_counts *counts, st
         for (size_t k = 0; k < pp->n_nodes; k++) {
                 struct plan_node *n = &pp->nodes[k];
                 const struct pool_counts *pc = &counts[si * t->n_nodes + n->node_idx];
-                struct state_fill_node fn = { .now = n->now, .shrink = shrink,
-                                              .givable = pc->free > pc->resv ? pc->free - pc->resv : 0 };
+                struct state_fill_node fn = { .now = n->now, .shrink = shrink };
                 struct state_intent in = {};
                 int pool, r;
 
-                fn.givable = MIN(fn.givable, n->now);
                 pool = state_pool_get(&st->s, pp->page_size, n->node, n->now);
                 r = pool < 0 ? pool : set_want(st, (size_t) pool, kind, owner, n->target);
-                if (r >= 0)
+                if (r >= 0) {
+                        /* a claim made smaller gives back its own free pages, no other claim's */
+                        fn.givable = MIN(n->now, state_givable(&st->s, (size_t) pool, pc->nr, pc->free, pc->resv, &owner,
+                                                               kind == STATE_FILL_CLAIM ? 1 : 0));
                         r = state_fill_intent(&st->s, (size_t) pool, kind, owner, &fn, &in);
-                if (r < 0)
+                }
+                if (r >= 0 && in.to > in.from)
+                        r = mark_claims(&st->s, (size_t) pool, &in, pc->nr - MIN(pc->nr, pc->free));
+                if (r < 0) {
+                        state_intent_done(&in);
                         return r;
+                }
                 node_set(n, &in, kind);
                 pp->target_total += n->target;
                 if (in.to != in.from)

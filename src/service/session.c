@@ -29,10 +29,8 @@ void session_give_back_gone(struct session *s) {
                 if (n == 0 || pool_read_counts(s->rootfd, &s->t, st->pools[p].node, st->pools[p].page_size, &c) < 0)
                         continue;
                 c.resv = pool_global_counter(s->rootfd, st->pools[p].page_size, "resv_hugepages");
-                if (c.free <= c.resv)
-                        continue;
                 if (state_change_give_back(&s->st, st->pools[p].page_size, st->pools[p].node, owners, n,
-                                           c.free - c.resv, &given) < 0)
+                                           state_givable(st, p, c.nr, c.free, c.resv, NULL, 0), &given) < 0)
                         continue;
                 if (given > 0)
                         log_notice("%s pool of node%u: %" PRIu64 " page%s given back now that %s free (of claims given "
@@ -124,11 +122,12 @@ int session_give_back(struct session *s, session_pick_fn pick, const void *data,
                         g.held += state_held(st, p, owners[i]);
                 r = pool_read_counts(s->rootfd, &s->t, g.node, g.page_size, &c);
                 if (r >= 0) {
-                        /* pages mappings hold reserved are free but promised: never given back */
+                        /* pages mappings hold reserved are free but promised, and an active
+                         * claim's free pages are its own: never given back */
                         resv = pool_global_counter(s->rootfd, g.page_size, "resv_hugepages");
                         g.before = pool_counts_persistent(&c);
                         r = state_change_give_back(&s->st, g.page_size, g.node, owners, n,
-                                                   c.free > resv ? c.free - resv : 0, &g.given);
+                                                   state_givable(st, p, c.nr, c.free, resv, owners, n), &g.given);
                 }
                 if (state_store_read_pool(&s->st, g.page_size, g.node, &g.after) < 0)
                         g.after = g.before - MIN(g.before, g.given);

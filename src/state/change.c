@@ -15,6 +15,8 @@ int state_change_begin(struct state_store *st, const struct state_intent *in, si
         size_t before = st->s.n_intents;
         int r = 0;
 
+        if (n == 0) /* no kernel write follows: the wants wait for the command's last save */
+                return 0;
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = state_intent_find(&st->s, in[i].pool) >= 0 ? -EBUSY : state_intent_add(&st->s, &in[i]);
         if (r >= 0)
@@ -54,8 +56,8 @@ int state_change_write(struct state_store *st, uint64_t page_size, int node, uin
 }
 
 int state_change_settle(struct state_store *st) {
-        int r = 0;
-
+        if (st->s.n_intents == 0)
+                return 0;
         while (st->s.n_intents > 0) {
                 const struct state_pool *p = &st->s.pools[st->s.intents[0].pool];
                 uint64_t now;
@@ -65,8 +67,7 @@ int state_change_settle(struct state_store *st) {
                         now = st->s.intents[0].from;
                 (void) state_intent_settle(&st->s, 0, now);
         }
-        r = state_store_save(st);
-        return r;
+        return state_store_save(st);
 }
 
 static int overcommit_path(char *buf, size_t size, uint64_t page_size) {
@@ -85,7 +86,7 @@ static int writer_raise(void *data, uint64_t page_size, uint64_t found, uint64_t
         r = overcommit_path(path, sizeof(path), page_size);
         if (r < 0)
                 return r;
-        /* in the state, synced, before the write: if we die before we put it back, a later
+        /* in the state before the write: if we die before we put it back, a later
          * command does */
         pthread_mutex_lock(&st->mutex);
         r = state_setting_add(&st->s, path, found, set);

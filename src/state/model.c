@@ -319,6 +319,44 @@ static int fill_grow(const struct state *s, size_t pool, enum state_fill kind, s
         return r;
 }
 
+/* Of claim share @sh's pages, those that may be in use: at most the pages that went into use
+ * since its mark */
+static uint64_t claim_maybe_in_use(const struct state_share *sh, uint64_t in_use) {
+        return MIN(sh->held, in_use > sh->mark ? in_use - sh->mark : 0);
+}
+
+uint64_t state_claims_free(const struct state *s, size_t pool, uint64_t in_use, const size_t *except, size_t n_except) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < s->n_shares; i++) {
+                const struct state_share *sh = &s->shares[i];
+                const struct state_owner *o = &s->owners[sh->owner];
+                bool skip = sh->pool != pool || o->kind != OWNER_CLAIM || o->gone;
+
+                for (size_t k = 0; !skip && k < n_except; k++)
+                        skip = except[k] == sh->owner;
+                if (!skip)
+                        sum += sh->held - claim_maybe_in_use(sh, in_use);
+        }
+        return sum;
+}
+
+uint64_t state_givable(const struct state *s, size_t pool, uint64_t nr, uint64_t free, uint64_t resv,
+                       const size_t *except, size_t n_except) {
+        uint64_t kept = resv + state_claims_free(s, pool, nr > free ? nr - free : 0, except, n_except);
+
+        return free > kept ? free - kept : 0;
+}
+
+int state_claim_mark(struct state *s, size_t pool, size_t owner, uint64_t in_use) {
+        struct state_share *sh = state_share(s, pool, owner, true);
+
+        if (!sh)
+                return -ENOMEM;
+        sh->mark = in_use - claim_maybe_in_use(sh, in_use);
+        return 0;
+}
+
 /* The fill's own pages beyond its target, which may leave */
 static uint64_t fill_excess(const struct state *s, size_t pool, enum state_fill kind, size_t owner, uint64_t now,
                             bool shrink) {

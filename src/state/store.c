@@ -204,10 +204,12 @@ int state_store_save(struct state_store *st) {
                 r = -ENOMEM;
         if (r >= 0 && st->saved && strcmp(st->saved, text) == 0)
                 return 0;
-        /* durable: a record written before a kernel write must be there after a crash of the host
-         * whose /run is on disk (on tmpfs the sync costs nothing) */
+        /* whole or not at all when we are killed: the new text swapped in at once (a temp file a
+         * kill leaves is swept at the next open). Not synced: a crash of the host takes the
+         * pools with it, and a state of another boot is thrown away (on a /run on disk, a sync
+         * is milliseconds before every kernel write) */
         if (r >= 0)
-                r = replace_file_at(st->dirfd, STATE_FILE, text, len, true);
+                r = replace_file_at(st->dirfd, STATE_FILE, text, len, false);
         if (r < 0)
                 return log_error_errno(r, "Cannot write %s/" RUNDIR "/" STATE_FILE ": %m", shown_root());
         free(st->saved);

@@ -25,9 +25,12 @@ int state_format(FILE *f, const struct state *s) {
         for (size_t p = 0; p < s->n_pools; p++) {
                 fprintf(f, "pool %" PRIu64 " %u %" PRIu64, s->pools[p].page_size, s->pools[p].node, s->pools[p].last);
                 for (size_t i = 0; i < s->n_shares; i++)
-                        if (s->shares[i].pool == p)
+                        if (s->shares[i].pool == p) {
                                 fprintf(f, " %s=%" PRIu64 "/%" PRIu64, s->owners[s->shares[i].owner].name,
                                         s->shares[i].held, s->shares[i].want);
+                                if (s->shares[i].mark)
+                                        fprintf(f, "/%" PRIu64, s->shares[i].mark);
+                        }
                 fputc('\n', f);
         }
         for (size_t i = 0; i < s->n_intents; i++) {
@@ -185,17 +188,21 @@ static int line_pool(struct parse *p) {
                 return error_set(p->e, i, "out of memory");
         for (size_t k = 4; k < p->n; k++) {
                 struct state_share *sh;
-                uint64_t held, want;
+                uint64_t held, want, mark = 0;
                 size_t o;
-                char *rest, *slash;
+                char *rest, *slash, *slash2;
 
                 if (owner_ref(p, p->w[k], &o, &rest) < 0)
                         return -EBADMSG;
                 slash = strchr(rest, '/');
                 if (!slash)
-                        return bad(p, "not OWNER=HELD/WANT");
+                        return bad(p, "not OWNER=HELD/WANT[/MARK]");
                 *slash = 0;
-                if (count(p, rest, &held) < 0 || count(p, slash + 1, &want) < 0)
+                slash2 = strchr(slash + 1, '/');
+                if (slash2)
+                        *slash2 = 0;
+                if (count(p, rest, &held) < 0 || count(p, slash + 1, &want) < 0 ||
+                    (slash2 && count(p, slash2 + 1, &mark) < 0))
                         return -EBADMSG;
                 if (state_share(p->s, (size_t) i, o, false))
                         return bad(p, "an owner said twice in a pool");
@@ -204,6 +211,7 @@ static int line_pool(struct parse *p) {
                         return error_set(p->e, -ENOMEM, "out of memory");
                 sh->held = held;
                 sh->want = want;
+                sh->mark = mark;
         }
         return 0;
 }

@@ -411,13 +411,17 @@ ssize_t write(int fd, const void *buf, size_t len) {
         return (ssize_t) len;
 }
 
-/* A file replaced whole (replace_file_at(): the state's save) is a step too */
-int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+/* A file replaced whole (replace_file_at(): the state's save, a swap or a rename) is a step too */
+int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags) {
         long r;
 
         step(false);
-        r = syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, 0);
+        r = syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
         if (r == 0)
                 step(true);
         return (int) r;
+}
+
+int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+        return renameat2(olddirfd, oldpath, newdirfd, newpath, 0);
 }

@@ -18,6 +18,7 @@ bench() {
 
 # init_on_alloc off: sysfs zeroes nothing, and its row has no rate
 fake_machine "$work/m" 1 8192
+fake_pools "$work/m"
 bench 0 --size 64M
 grep -qE '^sysfs +1 +[0-9.]+ +-$' "$work/out" || bad "sysfs without zeroing: a rate: $(cat "$work/out")"
 bench 0 --size 64M --json

@@ -177,7 +177,7 @@ def shares(root):
     for line in state(root).split("\n"):
         w = line.split(" ")
         if w[:3] == ["pool", "2097152", "0"]:
-            return {o: tuple(int(x) for x in hw.split("/")) for o, hw in (s.split("=") for s in w[4:])}
+            return {o: tuple(int(x) for x in hw.split("/")[:2]) for o, hw in (s.split("=") for s in w[4:])}
     return {}
 
 

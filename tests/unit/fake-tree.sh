@@ -124,6 +124,7 @@ state_share() {
         awk -v o="$2" -v ps=$(($3 * 1024)) -v n="$4" '
                 $1 == "pool" && $2 == ps && $3 == n {
                         for (i = 5; i <= NF; i++) if (index($i, o "=") == 1) s = substr($i, length(o) + 2)
+                        if (split(s, f, "/") == 3) s = f[1] "/" f[2] # a claim'"'"'s mark left out
                 }
                 END { print s == "" ? "-" : s }' "$1/run/hpfilld/state"
 }

@@ -44,5 +44,6 @@ json status status --json
 # the bench on a machine of its own (the pools above are full, node1 at what it grants)
 root=$work/b
 fake_machine "$root" 1 8192
+fake_pools "$root"
 json - bench --json --runs 1 --size 8M
 passed

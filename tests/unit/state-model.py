@@ -519,6 +519,34 @@ def claims_held(w):
     return out
 
 
+def claims_by_node(w, active=True):
+    """{node: {claim: pages held}} of the active claims (@active), or of every claim (a gone
+    claim's pages, in use, are its own again if it is claimed again)"""
+    held, owners, _, _ = parse_state(w.root)
+    return {n: {c: h for c, h in held[n].items() if c.startswith("claim:") and (not active or owners.get(c) is False)}
+            for n in range(NODES)}
+
+
+def keep_free_for(w, before, claims_before):
+    """The free pages each active claim surely has: those hpfilld added for it (they came free),
+    less every page that went into use or left the pool's free ones since (any free page may
+    have been the claim's). No command that gives pages back takes them."""
+    after = claims_by_node(w)
+    for n in range(NODES):
+        took = max(0, before[n][1] - w.counts(n)[1])
+        sure = w.free_for[n]
+        for c in list(sure):
+            sure[c] = max(0, sure[c] - took)
+        for c, h in after[n].items():
+            sure[c] = min(h, sure.get(c, 0) + max(0, h - claims_before[n].get(c, 0)))
+        for c in list(sure):
+            if c not in after[n]:
+                del sure[c]
+        _, free, _ = w.counts(n)
+        if free < sum(sure.values()):
+            raise Failure("node%d: %d free pages, the active claims' surely free ones %s given back" % (n, free, sure))
+
+
 def settle_kill(w):
     """After a kill, at once (before the pools move otherwise): the next command settles what the
     killed one left; the claims it made or gave back are known again from the state"""
@@ -570,6 +598,7 @@ def one_sequence(seed, steps, base):
     log = []
     w = World(base, rng, log)
     w.maybe_claims = set()
+    w.free_for = {n: {} for n in range(NODES)}
     # some pages others had before anything
     for n in range(NODES if not KERNEL else 0):
         k = rng.randint(0, 6)
@@ -588,6 +617,7 @@ def one_sequence(seed, steps, base):
             if op in (op_claim, op_unclaim, op_once, op_give_back) and rng.random() < 0.3:
                 kill = (rng.randint(1, 8), rng.random() < 0.5)
             hp = op not in (op_admin, op_workload)
+            claims_node_before = claims_by_node(w, active=False)
             if hp:
                 delta, text = w.pending(), w.state_text()
                 claims_before = claims_held(w)
@@ -603,6 +633,10 @@ def one_sequence(seed, steps, base):
                                       (i + 1, log[-1], c, held, after.get(c, 0)))
             if killed:
                 settle_kill(w)
+            try:
+                keep_free_for(w, before, claims_node_before)
+            except Failure as e:
+                raise Failure("step %d (%s): %s" % (i + 1, log[-1], e))
             # a command that opened the state saw what others did (a refusal before the lock, or
             # nothing to do, did not: the next one sees it)
             if hp and w.state_text() != text:

@@ -273,6 +273,45 @@ TEST(test_give_back_intent) {
         state_done(&s);
 }
 
+/* Free pages are anyone's: a give-back takes none an active claim surely holds free, and a claim
+ * counts as in use at most the pages that went into use since its mark */
+TEST(test_claims_free) {
+        struct state s = {};
+        size_t p = pool_with(&s, 40);
+        size_t cfg = owner(&s, "config"), v1 = owner(&s, "claim:vm1"), v2 = owner(&s, "claim:vm2"),
+               g = owner(&s, "claim:gone");
+
+        share(&s, p, cfg, 10, 10);
+        share(&s, p, g, 10, 0);
+        s.owners[g].gone = true;
+        /* vm1 and vm2 filled from nothing while 10 pages were in use (the gone claim's workload) */
+        share(&s, p, v1, 0, 10);
+        share(&s, p, v2, 0, 10);
+        CHECK_EQ(state_claim_mark(&s, p, v1, 10), 0);
+        CHECK_EQ(state_claim_mark(&s, p, v2, 10), 0);
+        CHECK_EQ(state_share(&s, p, v1, false)->mark, 10);
+        share(&s, p, v1, 10, 10);
+        share(&s, p, v2, 10, 10);
+        /* nothing went into use since: both claims' 20 are free; of 20 free pages none is givable */
+        CHECK_EQ(state_claims_free(&s, p, 10, NULL, 0), 20);
+        CHECK_EQ(state_givable(&s, p, 40, 30, 0, NULL, 0), 10);
+        CHECK_EQ(state_givable(&s, p, 30, 20, 0, NULL, 0), 0);
+        /* vm1's VM maps its 10: they may be vm1's or vm2's, so each claim counts 10 maybe in use */
+        CHECK_EQ(state_claims_free(&s, p, 20, NULL, 0), 0);
+        CHECK_EQ(state_givable(&s, p, 40, 20, 0, NULL, 0), 20);
+        /* reserved pages are never givable; a claim given back counts not for itself */
+        CHECK_EQ(state_givable(&s, p, 40, 30, 5, NULL, 0), 5);
+        CHECK_EQ(state_givable(&s, p, 40, 30, 0, &v1, 1), 20);
+        /* a gone claim and the configuration are no claim to keep free pages for */
+        CHECK_EQ(state_claims_free(&s, p, 10, &v2, 1), 10);
+        /* a claim that gets pages while 5 of its own may be in use keeps counting them */
+        CHECK_EQ(state_claim_mark(&s, p, v2, 15), 0);
+        CHECK_EQ(state_share(&s, p, v2, false)->mark, 10);
+        CHECK_EQ(state_claim_mark(&s, p, v2, 30), 0);
+        CHECK_EQ(state_share(&s, p, v2, false)->mark, 20);
+        state_done(&s);
+}
+
 TEST(test_tidy) {
         struct state s = {};
         size_t p = pool_with(&s, 30), q;
@@ -318,6 +357,7 @@ TEST(test_text_round_trip) {
         memcpy(s.owners[x].spec, "2M:node0=64M 1G:1", 18);
         share(&s, p, cfg, 10, 10);
         share(&s, p, x, 20, 20);
+        state_share(&s, p, x, false)->mark = 7;
         struct state_part parts[] = { { x, 4 } };
         struct state_intent in = { .pool = p, .from = 30, .to = 34, .parts = parts, .n_parts = 1 };
         CHECK_EQ(state_intent_add(&s, &in), 0);
@@ -331,6 +371,8 @@ TEST(test_text_round_trip) {
         CHECK(strcmp(a, b) == 0);
         CHECK_EQ(back.n_intents, 1);
         CHECK_EQ(back.intents[0].parts[0].pages, 4);
+        CHECK(strstr(a, " claim:vm.1_a-b=20/20/7") != NULL);
+        CHECK_EQ(state_share(&back, 0, 1, false)->mark, 7);
         CHECK(strcmp(back.owners[1].spec, "2M:node0=64M 1G:1") == 0);
         free(a);
         free(b);
@@ -351,6 +393,9 @@ TEST(test_text_refused) {
                 "hpfilld-state 1\nseq 3\nowner config 1 active\nowner config 2 active\nend\n",
                 "hpfilld-state 1\nseq 3\npool 2097152 0 5 config=1/1\nend\n",          /* undeclared owner */
                 "hpfilld-state 1\nseq 3\nowner config 1 active\npool 2097152 0 5 config=1\nend\n",
+                "hpfilld-state 1\nseq 3\nowner config 1 active\npool 2097152 0 5 config=1/1/x\nend\n",
+                "hpfilld-state 1\nseq 3\nowner config 1 active\npool 2097152 0 5 config=1/1/1/1\nend\n",
+                "hpfilld-state 1\nseq 3\nowner config 1 active\npool 2097152 0 5 config=1/1/\nend\n",
                 "hpfilld-state 1\nseq 3\nowner config 1 active\npool 3000 0 5 config=1/1\nend\n",
                 "hpfilld-state 1\nseq 3\nowner config 1 active\npool 2097152  0 5\nend\n", /* two spaces */
                 "hpfilld-state 1\nseq 3\nintent 2097152 0 1 2\nend\n",                 /* no pool */
@@ -428,6 +473,7 @@ int main(void) {
         RUN(test_fill_claim);
         RUN(test_settle);
         RUN(test_give_back_intent);
+        RUN(test_claims_free);
         RUN(test_tidy);
         RUN(test_text_round_trip);
         RUN(test_text_refused);
