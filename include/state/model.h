@@ -17,6 +17,8 @@
 #define STATE_OWNER_MAX 72
 #define STATE_CLAIM_PREFIX "claim:"
 #define STATE_SPEC_MAX 512
+/* At most this many owners, claims (given back or not) included: a pool line names each at most once */
+#define STATE_CLAIMS_MAX 1000
 #define STATE_PATH_MAX 160
 
 enum owner_kind {
@@ -119,6 +121,10 @@ int state_owner_kind(const char *name);
 void state_owners_tidy(struct state *s);
 
 /* Pools and shares */
+/* A page size is a power of two of at least 4 KiB, a node below 65536 */
+static inline bool state_pool_key_valid(uint64_t page_size, uint64_t node) {
+        return page_size >= 4096 && !(page_size & (page_size - 1)) && node <= 65535;
+}
 /* The index of the pool, made (last = @persistent) where missing; -ENOMEM. */
 int state_pool_get(struct state *s, uint64_t page_size, unsigned node, uint64_t persistent);
 int state_pool_find(const struct state *s, uint64_t page_size, unsigned node);

@@ -86,7 +86,11 @@ int state_claim_set(struct state_store *st, const char *name, char *const *specs
                         return error_set(e, -EINVAL, "%s: more pools than a claim may have", specs[k]);
                 len += (size_t) snprintf(words + len, sizeof(words) - len, "%s%s", len ? " " : "", specs[k]);
         }
-        o = state_owner_get(&st->s, state_claim_owner(owner_name, name));
+        o = state_owner_find(&st->s, state_claim_owner(owner_name, name));
+        if (o < 0 && st->s.n_owners >= STATE_CLAIMS_MAX)
+                return error_set(e, -EUSERS, "claim %s: %u claims already, the most there may be (hpfilld unclaim NAME "
+                                 "gives one back)", name, STATE_CLAIMS_MAX);
+        o = state_owner_get(&st->s, owner_name);
         if (o < 0)
                 return error_set(e, o, "claim %s: %s", name, o == -ENOMEM ? "out of memory" : "not a claim's name");
         st->s.owners[o].gone = false;

@@ -10,6 +10,7 @@
 #include "state/claims.h"
 #include "state/legacy.h"
 #include "state/rundir.h"
+#include "state/text.h"
 #include "util/beneath.h"
 #include "util/fileio.h"
 #include "util/macro.h"
@@ -30,29 +31,43 @@ static void note(struct state_store *st, const char *what, const char *name, int
                         r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 }
 
+/* One ledger line, "PAGE_SIZE NODE OURS LAST", checked as the state's own lines are */
+static int ledger_line(const char *l, uint64_t *ps, unsigned *node, uint64_t *ours, uint64_t *last) {
+        int n = 0;
+
+        if (sscanf(l, "%" SCNu64 " %u %" SCNu64 " %" SCNu64 "%n", ps, node, ours, last, &n) != 4 ||
+            (l[n] && l[n] != '\n') || *ours > *last || *last >= STATE_COUNT_MAX || !state_pool_key_valid(*ps, *node))
+                return -EBADMSG;
+        return 0;
+}
+
+#define LINES(l, text) for (const char *l = (text); *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
+
 /* A ledger's lines, "boot ID" first where known, then "PAGE_SIZE NODE OURS LAST": the pages of
- * each pool counted as @owner's. One of another boot counts nothing: its pages are in no pool now. */
+ * each pool counted as @owner's, all or (a line that is none) nothing. One of another boot counts
+ * nothing: its pages are in no pool now. */
 static int ledger_into(struct state_store *st, const char *text, const char *owner) {
         size_t n_boot = strlen(st->s.boot);
+        uint64_t ps, ours, last;
+        unsigned node;
         int o;
 
         if (strncmp(text, "boot ", 5) == 0 && n_boot > 0 &&
             (strncmp(text + 5, st->s.boot, n_boot) != 0 || (text[5 + n_boot] != '\n' && text[5 + n_boot])))
                 return 0;
+        LINES(l, text)
+                if (strncmp(l, "boot ", 5) != 0 && ledger_line(l, &ps, &node, &ours, &last) < 0)
+                        return -EBADMSG;
         o = state_owner_get(&st->s, owner);
         if (o < 0)
                 return o;
-        for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
-                uint64_t ps, ours, last;
+        LINES(l, text) {
                 struct state_share *sh;
-                unsigned node;
-                int p, n = 0;
+                int p;
 
                 if (strncmp(l, "boot ", 5) == 0)
                         continue;
-                if (sscanf(l, "%" SCNu64 " %u %" SCNu64 " %" SCNu64 "%n", &ps, &node, &ours, &last, &n) != 4 ||
-                    (l[n] && l[n] != '\n') || ours > last)
-                        return -EBADMSG;
+                (void) ledger_line(l, &ps, &node, &ours, &last);
                 p = state_pool_get(&st->s, ps, node, last);
                 sh = p < 0 ? NULL : state_share(&st->s, (size_t) p, (size_t) o, true);
                 if (!sh)

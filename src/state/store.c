@@ -122,10 +122,17 @@ static void remove_temp_files(struct state_store *st) {
         _cleanup_(closedirp) DIR *d = opendir_at(st->dirfd);
         struct dirent *de;
 
-        while (d && (de = readdir(d)))
-                if (strncmp(de->d_name, "." STATE_FILE ".", strlen(STATE_FILE) + 2) == 0 &&
-                    strlen(de->d_name) > 4 && strcmp(de->d_name + strlen(de->d_name) - 4, ".tmp") == 0)
+        /* ".state.PID.tmp" (replace_file_at()): those of commands that ended, under the lock */
+        while (d && (de = readdir(d))) {
+                const char *pid = de->d_name + strlen(STATE_FILE) + 2;
+                size_t digits;
+
+                if (strncmp(de->d_name, "." STATE_FILE ".", strlen(STATE_FILE) + 2) != 0)
+                        continue;
+                digits = strspn(pid, "0123456789");
+                if (digits > 0 && strcmp(pid + digits, ".tmp") == 0)
                         (void) unlinkat(st->dirfd, de->d_name, 0);
+        }
 }
 
 /* The state on disk into st->s: none, one of another boot, or the files of an older hpfilld */
@@ -204,6 +211,18 @@ int state_store_save(struct state_store *st) {
                 r = -ENOMEM;
         if (r >= 0 && st->saved && strcmp(st->saved, text) == 0)
                 return 0;
+        /* never a text the next command could not read: it would change nothing ever again */
+        if (r >= 0) {
+                struct state check = {};
+                struct error e = {};
+
+                r = state_parse(text, &check, &e);
+                state_done(&check);
+                if (r < 0)
+                        return log_error_errno(r, "Refusing to write %s/" RUNDIR "/" STATE_FILE
+                                               " that would not read back (%s); nothing changed",
+                                               shown_root(), e.msg);
+        }
         /* whole or not at all when we are killed: the new text swapped in at once (a temp file a
          * kill leaves is swept at the next open). Not synced: a crash of the host takes the
          * pools with it, and a state of another boot is thrown away (on a /run on disk, a sync

@@ -75,9 +75,9 @@ static int count(struct parse *p, const char *word, uint64_t *ret) {
 static int pool_key(struct parse *p, const char *size, const char *node, uint64_t *ret_size, unsigned *ret_node) {
         uint64_t v;
 
-        if (parse_u64(size, ret_size) < 0 || *ret_size < 4096 || (*ret_size & (*ret_size - 1)))
+        if (parse_u64(size, ret_size) < 0 || !state_pool_key_valid(*ret_size, 0))
                 return bad(p, "not a page size");
-        if (parse_u64(node, &v) < 0 || v > 65535)
+        if (parse_u64(node, &v) < 0 || !state_pool_key_valid(4096, v))
                 return bad(p, "not a node");
         *ret_node = (unsigned) v;
         return 0;
@@ -109,7 +109,7 @@ static int line_head(struct parse *p) {
 static int line_boot(struct parse *p) {
         size_t n = p->n == 2 ? strlen(p->w[1]) : 0;
 
-        if (n == 0 || n >= sizeof(p->s->boot) || strspn(p->w[1], "0123456789abcdef-") != n)
+        if (n == 0 || n >= sizeof(p->s->boot) || strspn(p->w[1], "0123456789abcdefABCDEF-") != n)
                 return bad(p, "not a boot id");
         memcpy(p->s->boot, p->w[1], n + 1);
         return 0;
@@ -164,7 +164,7 @@ static int line_owner(struct parse *p) {
         for (size_t k = 4; k < p->n; k++) {
                 size_t n = strlen(p->w[k]);
 
-                if (o->kind != OWNER_CLAIM || strspn(p->w[k], "0123456789abcdefghijklmnopqrstuvwxyzKMGTB:=,%.") != n ||
+                if (o->kind != OWNER_CLAIM || strspn(p->w[k], "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:=,%.") != n ||
                     len + n + 1 >= sizeof(o->spec))
                         return bad(p, "not a claim's pool");
                 len += (size_t) snprintf(o->spec + len, sizeof(o->spec) - len, "%s%s", len ? " " : "", p->w[k]);

@@ -258,4 +258,31 @@ done
 pools 13 16
 files "unclaims named as files"
 shares claim:vm3 1/1 1/1
+
+# units as a user writes them (MiB, KiB; a size's letters in any case): the state keeps them and
+# every later command reads it
+run 0 claim vmu --pool 2MiB:node0=4MIB,node1=2048KiB
+owner claim:vmu "active 2MiB:node0=4MIB,node1=2048KiB"
+run 0 status
+run 0 unclaim vmu
+owner claim:vmu -
+echo "ok: a claim's units in capitals read back"
+
+# at most 1000 claims: one more is refused (exit 2, nothing changed), so that no state line
+# grows beyond what the parser reads; a state of 1000 claims reads and takes an unclaim
+st=$m/run/hpfilld/state
+{
+        grep -E '^(hpfilld-state|boot) ' "$st"
+        echo "seq 1000"
+        i=1
+        while [ $i -le 1000 ]; do echo "owner claim:c$i $i active 2M:1"; i=$((i + 1)); done
+        echo end
+} >"$work/many"
+cp "$work/many" "$st"
+run 2 claim one-more --pool 2M:1
+grep -q "claim one-more: 1000 claims already, the most there may be" "$work/err" || bad "claim 1001: $(cat "$work/err")"
+cmp -s "$work/many" "$st" || bad "a refused claim changed the state"
+run 0 unclaim c1
+owner claim:c1 -
+echo "ok: the 1001st claim refused, the state of 1000 read"
 passed

@@ -151,4 +151,17 @@ shares config - -
 shares once - -
 [ ! -e "$r/ledger" ] && [ ! -e "$r/ledger-once" ] || bad "the earlier boot's ledgers left: $(ls -A "$r")"
 echo "ok: ledgers of an earlier boot count no page"
+
+# a ledger with a line that is none (a page size that is not one, garbage): none of its lines
+# count, the good one before it included, and the state written reads back
+machine "$boot"
+rm "$r/claim.vm1" "$r/claim.vm2" "$r/unclaim.vm2" "$r/ledger-once" "$d/50-claim-vm1.conf" "$d/50-claim-vm9.conf"
+printf 'boot %s\n2097152 0 10 40\n3000 0 1 1\n' "$boot" >"$r/ledger"
+run 0 unclaim nosuch
+said "Cannot convert $r/ledger"
+shares config - -
+run 0 --once --mode sysfs --pool 2M:node0=40
+run 0 give-back
+pools 40 0
+echo "ok: a ledger with a bad line counts none of its pages, and the state stays readable"
 passed

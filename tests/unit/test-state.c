@@ -350,11 +350,11 @@ TEST(test_text_round_trip) {
         size_t p, x, cfg;
         char *a, *b;
 
-        memcpy(s.boot, "1b2c-3d", 8);
+        memcpy(s.boot, "1B2c-3d", 8); /* a tree's boot_id as its maker wrote it */
         p = pool_with(&s, 30);
         cfg = owner(&s, "config");
         x = owner(&s, "claim:vm.1_a-b");
-        memcpy(s.owners[x].spec, "2M:node0=64M 1G:1", 18);
+        memcpy(s.owners[x].spec, "2M:node0=64MiB 1G:1", 20); /* units as the user wrote them */
         share(&s, p, cfg, 10, 10);
         share(&s, p, x, 20, 20);
         state_share(&s, p, x, false)->mark = 7;
@@ -373,7 +373,7 @@ TEST(test_text_round_trip) {
         CHECK_EQ(back.intents[0].parts[0].pages, 4);
         CHECK(strstr(a, " claim:vm.1_a-b=20/20/7") != NULL);
         CHECK_EQ(state_share(&back, 0, 1, false)->mark, 7);
-        CHECK(strcmp(back.owners[1].spec, "2M:node0=64M 1G:1") == 0);
+        CHECK(strcmp(back.owners[1].spec, "2M:node0=64MiB 1G:1") == 0);
         free(a);
         free(b);
         state_done(&s);
@@ -403,7 +403,7 @@ TEST(test_text_refused) {
                 "hpfilld-state 1\nseq 1\nsetting sys/kernel/mm/hugepages/hugepages-2048kB/../../x 0 1\nend\n",
                 "hpfilld-state 1\nseq 1\nreserve ../x 2097152 1 0 0\nend\n",
                 "hpfilld-state 1\nseq 1\nowner config 1 active 2M:1G\nend\n",        /* a spec only claims have */
-                "hpfilld-state 1\nseq 1\nboot ABC\nend\n",
+                "hpfilld-state 1\nseq 1\nboot XYZ\nend\n",                              /* not hex */
                 "hpfilld-state 1\nseq 1\ndaemon 0 1\nend\n",
                 "hpfilld-state 1\nseq 1\nfrobnicate\nend\n",
                 "hpfilld-state 1\nseq 281474976710656\nend\n",                         /* beyond any count */
