@@ -33,10 +33,17 @@ int control_listen(int rootfd) {
         fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
+        control_address(dirfd, &sa);
+        /* a daemon that listens there runs: -EADDRINUSE, its socket left alone */
+        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0 || errno == EAGAIN)
+                return -EADDRINUSE;
+        closep(&fd);
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
         /* what a daemon that ended left: nobody listens on it */
         if (unlinkat(dirfd, CONTROL_NAME, 0) < 0 && errno != ENOENT)
                 return -errno;
-        control_address(dirfd, &sa);
         /* 0600 from the start: no moment in which another user could connect */
         old = umask(0177);
         r = bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ? -errno : 0;

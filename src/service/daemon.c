@@ -61,6 +61,7 @@ struct daemon {
         size_t n_clients;
         uint64_t hotplug_done_ns; /* when the last refill on memory coming online ended; 0: none */
         bool hotplug_pending;     /* memory came online since, too early: hotplug_fd is armed */
+        bool filled;              /* a fill of its own ran (not only refused): it is in the state */
         struct config config;
         struct stop stop;
         uint64_t watchdog_usec;
@@ -134,6 +135,14 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 (void) notifyf("STATUS=Failed: the host lock not had, see the log\nERRNO=%d", -r);
                 return EXIT_FAIL;
         }
+        if (s.st.s.daemon_pid > 0 && s.st.s.daemon_pid != getpid() && state_daemon_runs(&s.st)) {
+                log_error("Another hpfilld daemon runs (pid %d): one daemon per host; nothing changed",
+                          (int) s.st.s.daemon_pid);
+                s.discard = true;
+                (void) session_close(&s);
+                (void) notifyf("STATUS=Failed: another hpfilld daemon runs\nERRNO=%d", EADDRINUSE);
+                return EXIT_FAIL;
+        }
         session_mark_daemon(&s, true);
         if (reload && d->load(d->rootfd, &fresh, d->userdata, &e) < 0) {
                 log_error("Reload failed, keeping the configuration in use:");
@@ -147,6 +156,10 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
         r = job_fill(&j, &s, reload ? &fresh : &d->config);
         if (r != EXIT_USAGE)
                 session_give_back_gone(&s);
+        if (r != EXIT_USAGE)
+                d->filled = true;
+        else if (!d->filled)
+                session_mark_daemon(&s, false); /* a first fill refused: it never ran */
         (void) session_close(&s);
         if (reload && r != EXIT_USAGE) {
                 config_done(&d->config);
@@ -318,6 +331,9 @@ static int open_fds(struct daemon *d) {
                 log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
         /* `hpfilld reload` asks here (SIGHUP does the same without waiting for the answer) */
         d->control_fd = control_listen(d->rootfd);
+        if (d->control_fd == -EADDRINUSE)
+                return log_error_errno(d->control_fd, "Another hpfilld daemon runs (it answers on %s/run/hpfilld/" CONTROL_NAME
+                                       "): one daemon per host; nothing changed", shown_root());
         if (d->control_fd < 0)
                 log_warning_errno(d->control_fd, "Cannot listen on %s/run/hpfilld/" CONTROL_NAME ": %m, ignoring",
                                   shown_root());
@@ -518,6 +534,8 @@ static void released(const struct session_given *g, void *userdata) {
 static void stop(struct daemon *d, bool release) {
         struct session s;
 
+        if (!d->filled) /* no fill of its own: nothing of it in the state, nothing to give back */
+                return;
         if (session_open(&s, d->rootfd, d->host,
                          &(struct state_open_options) { "hpfilld daemon, stopping", d->lock_timeout_s, &d->stop,
                                                         NULL, NULL }) < 0) {
@@ -533,7 +551,8 @@ static void stop(struct daemon *d, bool release) {
                         if (s.st.s.shares[i].owner == (size_t) o)
                                 s.st.s.shares[i].want = 0;
         }
-        session_mark_daemon(&s, false);
+        if (s.st.s.daemon_pid == getpid())
+                session_mark_daemon(&s, false);
         (void) session_close(&s);
 }
 

@@ -9,10 +9,11 @@ give-back keeps: the state's claims, never FILE's [Claim]s, whether FILE is stil
 give-back --config is accepted and ignored. Waits on the daemon's own messages and the
 commands' exits."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemonlib import POOL, fail, fake_pools, hpfilld, nr, run, set_nr, shares, start, state, stop, write  # noqa: E402
+from daemonlib import LIMIT, POOL, fail, fake_pools, hpfilld, nr, run, set_nr, shares, start, state, stop, write  # noqa: E402
 
 
 def test(hpfilld_bin, work, root, notify):
@@ -51,6 +52,21 @@ def test(hpfilld_bin, work, root, notify):
         fail("claim vmc: exit %d: %s" % (rc, out))
     if shares(root) != {"once": (8, 8), "config": (4, 12), "claim:vmc": (4, 4)} or nr(root) != 18:
         fail("before give-back: %d pages, state:\n%s" % (nr(root), state(root)))
+
+    # a second daemon on the same host: refused at its start (the first answers on the control
+    # socket), exit 1; it changes nothing (the first's socket, its line in the state) and the
+    # first still takes a reload
+    before = tree()
+    second = subprocess.run([hpfilld_bin, "--root", root], env=dict(os.environ, NOTIFY_SOCKET=""),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=LIMIT)
+    if second.returncode != 1 or "Another hpfilld daemon runs" not in second.stdout:
+        fail("a second daemon: exit %d, expected 1: %s" % (second.returncode, second.stdout))
+    if tree() != before or "\ndaemon %d " % d.pid not in state(root):
+        fail("a second daemon changed the state or the pool:\n%s" % state(root))
+    rc, out = cmd("reload")
+    if rc != 0:
+        fail("reload after a second daemon was refused: exit %d: %s" % (rc, out))
+    notify.until("READY=1")
 
     # the daemon runs: refused, nothing changed
     before = tree()
