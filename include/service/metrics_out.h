@@ -35,6 +35,10 @@ int metrics_record_read(int rootfd, struct fill_record *ret);
 int metrics_print(int rootfd, FILE *f);
 /* Writes @len bytes of @text to @path atomically, mode 0644, into its directory as found by a
  * walk from / that follows no symbolic link (-ELOOP), and only one of root's or this user's that
- * no one else can write (-EPERM): whoever could swap it could send root's file anywhere. A
+ * no one else can write (-EPERM): whoever could swap it could send root's file anywhere; never
+ * hpfilld's own run/hpfilld below @rootfd (-EINVAL: it would take the state's place). A
  * message naming the path in @e on failure. */
-int metrics_write_atomic(const char *path, const char *text, size_t len, struct error *e);
+/* -EINVAL (said in @e) where @path is a file of run/hpfilld below @rootfd; else 0 (a directory
+ * missing or refused for other reasons is the write's to say) */
+int metrics_file_check(int rootfd, const char *path, struct error *e);
+int metrics_write_atomic(int rootfd, const char *path, const char *text, size_t len, struct error *e);

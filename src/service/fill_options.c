@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "service/fill_cmd.h"
+#include "service/metrics_out.h"
 #include "kernel/kernel_features.h"
 #include "settings/cmdline.h"
 #include "settings/settings.h"
@@ -78,6 +79,9 @@ int fill_options_load(int rootfd, struct config *c, void *userdata, struct error
         r = apply_cli(&o->cli, c);
         if (r < 0)
                 return error_set(e, r, "Out of memory");
+        r = metrics_file_check(rootfd, c->metrics_file, e);
+        if (r < 0)
+                return r;
         /* An initramfs: its owners are not known yet, no hugetlbfs is mounted; the reservations
          * wait for the real root, where the service makes them, and never stop a pool. */
         if (o->pools_only && c->n_reserves > 0) {

@@ -23,12 +23,45 @@
 #include "util/replace.h"
 #include "util/trusted_dir.h"
 
-int metrics_write_atomic(const char *path, const char *text, size_t len, struct error *e) {
+/* Whether directory @dirfd is run/hpfilld below @rootfd */
+static bool in_rundir(int rootfd, int dirfd) {
+        _cleanup_(closep) int run = rundir_open_existing(rootfd);
+        struct stat a, b;
+
+        return run >= 0 && fstat(dirfd, &a) == 0 && fstat(run, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int refuse_rundir(const char *path, struct error *e) {
+        return error_set(e, -EINVAL, "MetricsFile=, --metrics-file %s: in %s/" RUNDIR ", hpfilld's own directory: refused",
+                         path, shown_root());
+}
+
+/* @path's directory (trusted_dir_open()), never run/hpfilld below @rootfd */
+static int open_target(int rootfd, const char *path, const char **ret_name, struct error *e) {
+        _cleanup_(closep) int dirfd = trusted_dir_open(path, ret_name, e);
+
+        if (dirfd >= 0 && in_rundir(rootfd, dirfd))
+                return refuse_rundir(path, e);
+        return TAKE_FD(dirfd);
+}
+
+int metrics_file_check(int rootfd, const char *path, struct error *e) {
+        _cleanup_(closep) int dirfd = -1;
+        struct error ignored = {};
+        const char *name;
+
+        if (!*path)
+                return 0;
+        dirfd = trusted_dir_open(path, &name, &ignored);
+        return dirfd >= 0 && in_rundir(rootfd, dirfd) ? refuse_rundir(path, e) : 0;
+}
+
+int metrics_write_atomic(int rootfd, const char *path, const char *text, size_t len, struct error *e) {
         _cleanup_(closep) int dirfd = -1;
         const char *name;
         int r;
 
-        dirfd = trusted_dir_open(path, &name, e);
+        dirfd = open_target(rootfd, path, &name, e);
         if (dirfd < 0)
                 return dirfd;
         r = replace_file_at(dirfd, name, text, len, true);
@@ -218,7 +251,7 @@ int metrics_write_file(int rootfd, struct fill_record *rec, const char *path, st
         r = render(rootfd, rec, &text, &len);
         if (r < 0)
                 return error_set(e, r, "%s: %s", path, strerror(-r));
-        return metrics_write_atomic(path, text, len, e);
+        return metrics_write_atomic(rootfd, path, text, len, e);
 }
 
 /* The pools now and the last fill recorded (if any), rendered. */
@@ -241,7 +274,7 @@ int metrics_refresh_file(int rootfd, const char *path, struct error *e) {
         r = render_recorded(rootfd, &text, &len);
         if (r < 0)
                 return error_set(e, r, "%s: %s", path, strerror(-r));
-        dirfd = trusted_dir_open(path, &name, e);
+        dirfd = open_target(rootfd, path, &name, e);
         if (dirfd < 0)
                 return dirfd;
         /* what node_exporter reads already: not written again (no rename every interval) */

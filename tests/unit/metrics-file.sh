@@ -32,6 +32,10 @@ refused() {
 refused "--metrics-file '$work/open/x.prom': $work/open/ belongs to .*, mode 1777" --metrics-file "$work/open/x.prom"
 refused "--metrics-file '$work/group/x.prom': $work/group/ belongs to .*, mode 0775" --metrics-file "$work/group/x.prom"
 refused "--metrics-file '$work/link/x.prom': $work/link/: a symbolic link on its way" --metrics-file "$work/link/x.prom"
+# hpfilld's own directory: the file would take the state's place
+mkdir -p "$work/m/run/hpfilld"
+refused "MetricsFile=, --metrics-file $work/m/run/hpfilld/state: in $work/m/run/hpfilld, hpfilld's own directory" \
+        --metrics-file "$work/m/run/hpfilld/state"
 printf '[Fill]\nMetricsFile=%s\n' "$work/open/x.prom" >"$work/open.conf"
 refused "$work/open.conf:2: MetricsFile=$work/open/x.prom: $work/open/ belongs to .*, mode 1777" --config "$work/open.conf"
 # --check-config says so too
