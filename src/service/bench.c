@@ -61,27 +61,24 @@ static int cmp_u64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Puts every node back to the persistent pages found: bench's pages (in the state) go, free
- * ones only (pages a workload took meanwhile, or a killed run's still in use, stay bench's, for
- * a later command to give back once free), and never an active claim's free pages. */
+/* Puts every node back to the persistent pages found: what the run added beyond them (bench's,
+ * in the state) goes, and surplus pages a workload holds that the run promoted are surplus again
+ * (set_max_huge_pages() turns pages in use above the count into surplus ones). Pages an earlier
+ * bench that was killed left stay bench's, for a later command to give back once free. */
 static int restore(struct bench *b) {
         int o = state_owner_get(&b->st.s, "bench"), ret = 0;
 
         for (size_t i = 0; o >= 0 && i < b->t.n_nodes; i++) {
-                uint64_t now, given, resv;
+                uint64_t now, given;
                 size_t owner = (size_t) o;
-                struct pool_counts c;
-                int r, pool;
+                int r;
 
                 if (!b->t.nodes[i].has_memory)
                         continue;
-                r = pool_read_counts(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &c);
-                pool = state_pool_find(&b->st.s, b->page_size, b->t.nodes[i].id);
-                resv = pool_global_counter(b->rootfd, b->page_size, "resv_hugepages");
-                if (r >= 0 && pool >= 0)
+                r = pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
+                if (r >= 0)
                         r = state_change_give_back(&b->st, b->page_size, b->t.nodes[i].id, &owner, 1,
-                                                   state_givable(&b->st.s, (size_t) pool, c.nr, c.free, resv, NULL, 0),
-                                                   &given);
+                                                   now > b->found[i] ? now - b->found[i] : 0, &given);
                 if (r >= 0)
                         r = pool_read_persistent(b->rootfd, &b->t, b->t.nodes[i].id, b->page_size, &now);
                 if (r < 0 || now != b->found[i]) {
