@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The one way a pool changes: announced in the state (the owners it is for, from and to) and
- * saved before the first kernel write, the writes, then settled against the count read back and
- * saved again. A command that dies anywhere in between leaves an intent that the next one
+ * saved before the first kernel write, the writes, then settled against the count read back (kept
+ * by the command's next save). A command that dies anywhere in between leaves an intent that the next one
  * settles the same way (store.h). Nothing else writes nr_hugepages or nr_overcommit_hugepages. */
 #pragma once
 
@@ -14,7 +14,8 @@ int state_change_begin(struct state_store *st, const struct state_intent *in, si
 /* Sets nr_hugepages of @node (POOL_WRITER_GLOBAL: the global file) of @page_size, inside an
  * intent of that pool (of any node of the size for the global file); -EPERM outside one. */
 int state_change_write(struct state_store *st, uint64_t page_size, int node, uint64_t count);
-/* Every intent settled against its pool's count now, and the state saved. */
+/* Every intent settled against its pool's count now, in memory: the next save keeps it (a command
+ * killed before leaves the intents for the next one to settle the same way). */
 int state_change_settle(struct state_store *st);
 /* The fill's writer: state_change_write() and the overcommit's two, on @st */
 struct pool_writer state_change_writer(struct state_store *st);

@@ -132,6 +132,10 @@ void fill_record_format(FILE *f, const struct fill_record *r) {
         put_text_line(f, "last-next-boot", r->next_boot, sizeof(r->next_boot));
 }
 
+static bool is(const char *line, const char *word) {
+        return strncmp(line, word, strlen(word)) == 0;
+}
+
 int fill_record_parse_line(struct fill_record *r, const char *line) {
         uint64_t a, b, c;
         unsigned u;
@@ -141,13 +145,15 @@ int fill_record_parse_line(struct fill_record *r, const char *line) {
         if (strncmp(line, "last-", 5) != 0)
                 return 0;
         /* a time since the epoch, an exit status as a process has one */
-        if (sscanf(line, "last-fill %" SCNd64 " %d %" SCNu64 " %" SCNu64 "%n", &r->time_ns, &r->exit_status,
+        /* each kind by its word first: a sscanf() that fails costs as much as one that works */
+        if (is(line, "last-fill ") &&
+            sscanf(line, "last-fill %" SCNd64 " %d %" SCNu64 " %" SCNu64 "%n", &r->time_ns, &r->exit_status,
                    &r->elapsed_ns, &r->fills_total, &n) == 4 && !line[n] && r->time_ns >= 0 && r->exit_status >= 0 &&
             r->exit_status <= 255) {
                 r->valid = true;
                 return 1;
         }
-        if (sscanf(line, "last-size %" SCNu64 " %" SCNu64 " %u %" SCNu64 " %d%n", &a, &b, &u, &c, &i, &n) == 5 &&
+        if (is(line, "last-size ") && sscanf(line, "last-size %" SCNu64 " %" SCNu64 " %u %" SCNu64 " %d%n", &a, &b, &u, &c, &i, &n) == 5 &&
             !line[n] && (i == 0 || i == 1)) {
                 if (fill_record_add_size(r, a, b, u, i) < 0)
                         return -ENOMEM;
@@ -159,12 +165,12 @@ int fill_record_parse_line(struct fill_record *r, const char *line) {
                 k = take_text_line(line, "last-next-boot", r->next_boot, sizeof(r->next_boot));
         if (k != 0)
                 return k;
-        if (sscanf(line, "last-claim %63s %" SCNu64 " %u %" SCNu64 " %n", name, &a, &u, &b, &n) == 4 && n > 0 && line[n]) {
+        if (is(line, "last-claim ") && sscanf(line, "last-claim %63s %" SCNu64 " %u %" SCNu64 " %n", name, &a, &u, &b, &n) == 4 && n > 0 && line[n]) {
                 k = fill_record_add_claim(r, name, a, u, b, line + n);
                 return k == -EINVAL ? -EBADMSG : k < 0 ? k : 1;
         }
         /* NODES: "0,1", or "-" for none named; PATH: the rest of the line, an absolute path or "-" */
-        if (sscanf(line, "last-reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c,
+        if (is(line, "last-reserve ") && sscanf(line, "last-reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c,
                    &i, nodes, &n) == 6 &&
             n > 0 && i >= 0 && i < _MR_MAX && (line[n] == '/' || strcmp(line + n, "-") == 0)) {
                 k = fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) i,

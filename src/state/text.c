@@ -344,7 +344,7 @@ static int parse_line(struct parse *p, char *line) {
 }
 
 int state_parse(const char *text, struct state *ret, struct error *e) {
-        _cleanup_(freep) char **words = calloc(WORDS_MAX, sizeof(*words));
+        _cleanup_(freep) char **words = malloc(WORDS_MAX * sizeof(*words)); /* filled as a line is split */
         _cleanup_(freep) char *copy = strdup(text);
         struct state s = {};
         struct parse p = { .s = &s, .w = words, .e = e };
