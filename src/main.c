@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "fill/stop.h"
+#include "service/common_options.h"
 #include "service/fill_cmd.h"
 #include "service/job.h"
 #include "service/verbs.h"
@@ -154,7 +155,6 @@ static int option_setting(struct fill_options *o, const struct setting *s, const
 enum {
         ARG_VERSION = 0x100,
         ARG_ONCE,
-        ARG_ROOT,
         ARG_RELEASE,
         ARG_LOG_TARGET,
         ARG_CHECK_CONFIG,
@@ -177,7 +177,6 @@ static void build_options(struct option *options, size_t n, char *shorts, size_t
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "pools-only", no_argument, NULL, ARG_POOLS_ONLY },
                 { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
-                { "root", required_argument, NULL, ARG_ROOT },
                 { "reserve", required_argument, NULL, 'r' },
                 { "release", required_argument, NULL, ARG_RELEASE },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
@@ -275,9 +274,6 @@ static int parse_option(struct fill_options *o, int c, char *argv[]) {
                 if (parse_uint_range(optarg, 0, 86400, &o->lock_timeout_s) < 0)
                         return usage_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);
                 return 0;
-        case ARG_ROOT:
-                o->root = optarg;
-                return 0;
         case 'v':
                 log_set_max_level(LOG_DEBUG);
                 return 0;
@@ -317,24 +313,26 @@ static int parse_argv(int argc, char *argv[], struct fill_options *o) {
                 return usage_error("--pools-only and --reserve: one or the other");
         if (o->json && (!(o->once || o->dry_run) || o->check_config))
                 return usage_error("--json goes with --once (the report) or --dry-run (the plan)");
-        if (strlen(o->root) >= PATH_MAX)
-                return usage_error("--root '%.64s...': too long", o->root);
-        shown_root_set(o->root);
         return 1;
 }
 
 int main(int argc, char *argv[]) {
-        struct fill_options o = { .root = "/", .cli = CONFIG_INIT, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        struct fill_options o = { .cli = CONFIG_INIT, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        struct common_options common;
         const struct verb *v;
         struct stop stop;
         int r, ret;
 
         log_open();
+        /* what every command takes alike, wherever it is on the line */
+        if (common_options_take(&argc, argv, &common) < 0)
+                return log_error("Try 'hpfilld --help' for more information."), EXIT_USAGE;
+        o.root = common.root;
         /* a command (status, claim, ...): its own command line; claim reads the configuration as
          * the daemon does (no options: give-back and claim have command lines of their own) */
         v = argc > 1 ? verb_find(argv[1]) : NULL;
         if (v)
-                return verb_run(v, argc - 1, argv + 1, &(struct verb_context) { fill_options_load, &o });
+                return verb_run(v, argc - 1, argv + 1, &(struct verb_context) { fill_options_load, &o, &common });
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : fill_cmd_run(&o, &stop);

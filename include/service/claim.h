@@ -5,8 +5,10 @@
  * own pools. */
 #pragma once
 
+#include "service/common_options.h"
+
 #include "service/daemon.h"
 
 /* @argv[0] is "claim" or "unclaim". @load reads the configuration as the daemon does (for the
  * [Fill] settings the claim's fill uses). Returns the exit status. */
-int claim_main(int argc, char *argv[], daemon_load_fn load, void *userdata);
+int claim_main(int argc, char *argv[], daemon_load_fn load, void *userdata, const struct common_options *common);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "service/common_options.h"
 #include "service/daemon.h"
 #include "service/privilege.h"
 
@@ -16,6 +17,7 @@
 struct verb_context {
         daemon_load_fn load;
         void *userdata;
+        const struct common_options *common; /* --root, taken out of the command line already */
 };
 
 struct verb {

@@ -219,7 +219,7 @@ static void help(void) {
 }
 
 static int parse_args(struct bench *b, int argc, char *argv[]) {
-        enum { ARG_PAGE_SIZE = 0x100, ARG_SIZE, ARG_RUNS, ARG_JSON, ARG_LOCK_TIMEOUT, ARG_ROOT };
+        enum { ARG_PAGE_SIZE = 0x100, ARG_SIZE, ARG_RUNS, ARG_JSON, ARG_LOCK_TIMEOUT };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "page-size", required_argument, NULL, ARG_PAGE_SIZE },
@@ -227,7 +227,6 @@ static int parse_args(struct bench *b, int argc, char *argv[]) {
                 { "runs", required_argument, NULL, ARG_RUNS },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "lock-timeout", required_argument, NULL, ARG_LOCK_TIMEOUT },
-                { "root", required_argument, NULL, ARG_ROOT },
                 {}
         };
         struct error e = {};
@@ -259,10 +258,6 @@ static int parse_args(struct bench *b, int argc, char *argv[]) {
                 case ARG_LOCK_TIMEOUT:
                         if (parse_uint_range(optarg, 0, 86400, &b->lock_timeout_s) < 0)
                                 return log_error("--lock-timeout '%s': expected seconds from 0 to 86400", optarg), -EINVAL;
-                        break;
-                case ARG_ROOT:
-                        b->root = optarg;
-                        shown_root_set(b->root);
                         break;
                 case ':':
                         return log_error("option '%s' needs a value", argv[optind - 1]), -EINVAL;
@@ -587,9 +582,9 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
         return 0;
 }
 
-int bench_main(int argc, char *argv[]) {
+int bench_main(int argc, char *argv[], const struct common_options *common) {
         _cleanup_(closep) int rootfd = -1;
-        struct bench b = { .root = "/", .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
+        struct bench b = { .root = common->root, .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
                            .runs = 3, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
         struct bench_row rows[BENCH_MAX_ROWS] = {};
         size_t n_rows = 0, best = 0;
@@ -604,11 +599,9 @@ int bench_main(int argc, char *argv[]) {
         if (executor_block_signals() < 0)
                 return 1;
         stop_init(&b.stop);
-        rootfd = open(b.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0) {
-                log_error_errno(errno, "--root '%s': %m", b.root);
+        rootfd = common_root_open(common);
+        if (rootfd < 0)
                 return 2;
-        }
         b.rootfd = rootfd;
         ret = bench_setup(&b, &cpus);
         if (ret != 0)

@@ -31,7 +31,7 @@ struct claim_cmd {
         char **specs; /* --pool values */
         uint64_t *sizes; /* the page size of each */
         size_t n_specs;
-        const char *root;
+        const struct common_options *common;
         unsigned lock_timeout_s;
         daemon_load_fn load;
         void *userdata;
@@ -96,7 +96,6 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                 { "help", no_argument, NULL, 'h' },
                 { "pool", required_argument, NULL, 'p' },
                 { "lock-timeout", required_argument, NULL, 'L' },
-                { "root", required_argument, NULL, 'R' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "quiet", no_argument, NULL, 'q' },
                 {},
@@ -122,9 +121,6 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                         if (parse_uint_range(optarg, 0, 86400, &c->lock_timeout_s) < 0)
                                 return claim_usage("--lock-timeout '%s': expected seconds from 0 to 86400", optarg);
                         break;
-                case 'R':
-                        c->root = optarg;
-                        break;
                 case 'v':
                         log_set_max_level(LOG_DEBUG);
                         break;
@@ -144,9 +140,6 @@ static int parse_claim_argv(int argc, char *argv[], struct claim_cmd *c) {
                 return claim_usage("%s: %s", cmd, e.msg);
         if (!c->unclaim && c->n_specs == 0)
                 return claim_usage("claim %s: what pages? (--pool SIZE:AMOUNT)", c->name);
-        if (strlen(c->root) >= PATH_MAX)
-                return claim_usage("--root '%.64s...': too long", c->root);
-        shown_root_set(c->root);
         return EXIT_OK;
 }
 
@@ -265,9 +258,9 @@ static int claim_run(struct claim_cmd *c) {
         struct stop stop;
         int r, ret;
 
-        rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rootfd = common_root_open(c->common);
         if (rootfd < 0)
-                return log_error_errno(errno, "--root '%s': %m", c->root), EXIT_USAGE;
+                return EXIT_USAGE;
         (void) snprintf(task, sizeof(task), "hpfilld %s %s", c->unclaim ? "unclaim" : "claim", c->name);
         stop_init(&stop);
         r = session_open(&s, rootfd, root_is_host(rootfd),
@@ -286,8 +279,8 @@ static int claim_run(struct claim_cmd *c) {
         return ret;
 }
 
-int claim_main(int argc, char *argv[], daemon_load_fn load, void *userdata) {
-        struct claim_cmd c = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S, .load = load, .userdata = userdata };
+int claim_main(int argc, char *argv[], daemon_load_fn load, void *userdata, const struct common_options *common) {
+        struct claim_cmd c = { .common = common, .lock_timeout_s = HOSTLOCK_TIMEOUT_S, .load = load, .userdata = userdata };
         int r;
 
         r = parse_claim_argv(argc, argv, &c);

@@ -25,7 +25,7 @@
 #include "util/shown.h"
 
 struct give_back {
-        const char *root;
+        const struct common_options *common;
         unsigned lock_timeout_s;
         bool failed;   /* something could not be given back: exit 1 */
         bool kept;     /* something of hpfilld's is in use and stays: exit 3 */
@@ -35,7 +35,6 @@ struct give_back {
 static int parse_args(struct give_back *g, int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
-                { "root", required_argument, NULL, 'R' },
                 { "config", required_argument, NULL, 'c' },
                 { "lock-timeout", required_argument, NULL, 'L' },
                 {}
@@ -58,10 +57,6 @@ static int parse_args(struct give_back *g, int argc, char *argv[]) {
                 case 'c':
                         /* what older versions read the claims from; the state holds them now */
                         log_notice("give-back --config: not needed any more (the claims are in the state), ignored");
-                        break;
-                case 'R':
-                        g->root = optarg;
-                        shown_root_set(optarg);
                         break;
                 case 'L':
                         if (parse_uint_range(optarg, 0, 86400, &g->lock_timeout_s) < 0) {
@@ -192,7 +187,7 @@ static int give_back_run(struct give_back *g, int rootfd) {
         int ret;
 
         stop_init(&stop);
-        if (session_open(&s, rootfd, strcmp(g->root, "/") == 0,
+        if (session_open(&s, rootfd, common_root_is_host(g->common),
                          &(struct state_open_options) { "hpfilld give-back", g->lock_timeout_s, &stop, NULL, NULL }) < 0) {
                 stop_done(&stop);
                 return EXIT_FAIL;
@@ -218,9 +213,9 @@ static int give_back_run(struct give_back *g, int rootfd) {
         return ret;
 }
 
-int give_back_main(int argc, char *argv[]) {
+int give_back_main(int argc, char *argv[], const struct common_options *common) {
         _cleanup_(closep) int rootfd = -1;
-        struct give_back g = { .root = "/", .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        struct give_back g = { .common = common, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
         int r;
 
         r = parse_args(&g, argc, argv);
@@ -230,8 +225,8 @@ int give_back_main(int argc, char *argv[]) {
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
         if (executor_block_signals() < 0)
                 return EXIT_FAIL;
-        rootfd = open(g.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rootfd = common_root_open(common);
         if (rootfd < 0)
-                return log_error_errno(errno, "--root '%s': %m", g.root), EXIT_USAGE;
+                return EXIT_USAGE;
         return give_back_run(&g, rootfd);
 }

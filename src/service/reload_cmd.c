@@ -16,10 +16,9 @@
 #include "util/shown.h"
 
 /* 1 to go on, 0 after --help, -EINVAL for bad usage. */
-static int parse_args(int argc, char *argv[], const char **root) {
+static int parse_args(int argc, char *argv[]) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
-                { "root", required_argument, NULL, 'R' },
                 {}
         };
         int c;
@@ -37,10 +36,6 @@ static int parse_args(int argc, char *argv[], const char **root) {
                                "Exit status: the fill's (0 filled, 3 short), 1 failure or no daemon runs,\n"
                                "2 bad usage or a configuration refused (the one in use stays). See hpfilld(8).\n");
                         return 0;
-                case 'R':
-                        *root = optarg;
-                        shown_root_set(optarg);
-                        break;
                 default:
                         log_error("unknown option or missing value '%s'", argv[optind - 1]);
                         return -EINVAL;
@@ -52,20 +47,19 @@ static int parse_args(int argc, char *argv[], const char **root) {
         return 1;
 }
 
-int reload_main(int argc, char *argv[]) {
+int reload_main(int argc, char *argv[], const struct common_options *common) {
         _cleanup_(closep) int rootfd = -1, sock = -1;
         char answer[CONTROL_ANSWER_MAX];
-        const char *root = "/";
         int r, status;
 
-        r = parse_args(argc, argv, &root);
+        r = parse_args(argc, argv);
         if (r < 0)
                 log_error("Try 'hpfilld reload --help' for more information.");
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
-        rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rootfd = common_root_open(common);
         if (rootfd < 0)
-                return log_error_errno(errno, "--root '%s': %m", root), EXIT_USAGE;
+                return EXIT_USAGE;
         sock = control_connect(rootfd);
         if (sock == -ENOENT)
                 return log_error("No hpfilld daemon listens on %s/" RUNDIR "/" CONTROL_NAME ": nothing to reload",

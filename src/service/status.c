@@ -127,13 +127,12 @@ static int usage_hint(void) {
 }
 
 /* Returns < 0 to go on with *json and *prometheus set, else an exit status. */
-static int parse_argv(int argc, char *argv[], const char **root, bool *json, bool *prometheus, bool *kubelet) {
+static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool *kubelet) {
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "json", no_argument, NULL, 'j' },
                 { "kubelet", no_argument, NULL, 'K' },
                 { "format", required_argument, NULL, 'F' },
-                { "root", required_argument, NULL, 'R' },
                 {}
         };
         int c;
@@ -164,10 +163,6 @@ static int parse_argv(int argc, char *argv[], const char **root, bool *json, boo
                                 return usage_hint();
                         }
                         break;
-                case 'R':
-                        *root = optarg;
-                        shown_root_set(optarg);
-                        break;
                 default:
                         log_error("unknown option or missing value '%s'", argv[optind - 1]);
                         return usage_hint();
@@ -179,21 +174,18 @@ static int parse_argv(int argc, char *argv[], const char **root, bool *json, boo
         return -1;
 }
 
-int status_main(int argc, char *argv[]) {
+int status_main(int argc, char *argv[], const struct common_options *common) {
         struct status_data d = { .rootfd = -1 };
-        const char *root = "/";
         bool json = false, prometheus = false, kubelet = false;
         int r;
 
-        r = parse_argv(argc, argv, &root, &json, &prometheus, &kubelet);
+        r = parse_argv(argc, argv, &json, &prometheus, &kubelet);
         if (r >= 0)
                 return r;
-        d.host = strcmp(root, "/") == 0;
-        d.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (d.rootfd < 0) {
-                log_error_errno(errno, "--root '%s': %m", root);
+        d.host = common_root_is_host(common);
+        d.rootfd = common_root_open(common);
+        if (d.rootfd < 0)
                 return 2;
-        }
         if (prometheus) {
                 r = metrics_print(d.rootfd, stdout);
                 if (r < 0)

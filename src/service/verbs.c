@@ -13,27 +13,23 @@
 #include "util/macro.h"
 
 static int run_status(int argc, char *argv[], const struct verb_context *ctx) {
-        (void) ctx;
-        return status_main(argc, argv);
+        return status_main(argc, argv, ctx->common);
 }
 
 static int run_bench(int argc, char *argv[], const struct verb_context *ctx) {
-        (void) ctx;
-        return bench_main(argc, argv);
+        return bench_main(argc, argv, ctx->common);
 }
 
 static int run_give_back(int argc, char *argv[], const struct verb_context *ctx) {
-        (void) ctx;
-        return give_back_main(argc, argv);
+        return give_back_main(argc, argv, ctx->common);
 }
 
 static int run_claim(int argc, char *argv[], const struct verb_context *ctx) {
-        return claim_main(argc, argv, ctx->load, ctx->userdata);
+        return claim_main(argc, argv, ctx->load, ctx->userdata, ctx->common);
 }
 
 static int run_reload(int argc, char *argv[], const struct verb_context *ctx) {
-        (void) ctx;
-        return reload_main(argc, argv);
+        return reload_main(argc, argv, ctx->common);
 }
 
 static const struct verb verbs[] = {

@@ -15,7 +15,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         static int quiet = -1;
-        char root[64], *text[] = { "status", "--root", root, NULL }, *json[] = { "status", "--root", root, "--json", NULL };
+        char root[64], *text[] = { "status", NULL }, *json[] = { "status", "--json", NULL };
+        struct common_options common = { .root = root };
 
         if (size > 64 * 1024)
                 return 0;
@@ -26,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         (void) snprintf(root, sizeof(root), "%s", fuzz_tree_path());
         fuzz_put(RUNDIR "/" STATE_FILE, data, size);
-        (void) status_main(3, text);
-        (void) status_main(4, json);
+        (void) status_main(1, text, &common);
+        (void) status_main(2, json, &common);
         (void) fflush(stdout);
         return 0;
 }

@@ -102,4 +102,24 @@ if [ -n "${SOURCE_ROOT:-}" ]; then
         fi
         echo "ok: the README's Monitoring example and command"
 fi
+# --root is every command's alike, parsed once: anywhere on the line (before the command too),
+# --root=DIR the same, the last one counts; without a directory, exit 2 and the hint
+for line in "status --root $work/flat" "--root $work/flat status" "status --root=$work/flat" \
+        "status --root /nonexistent --root $work/flat"; do
+        rc=0
+        # shellcheck disable=SC2086
+        "$HPFILLD" $line >"$work/out" 2>"$work/err" || rc=$?
+        [ "$rc" = 0 ] && grep -q "^2M " "$work/out" || bad "hpfilld $line: exit $rc: $(cat "$work/out" "$work/err")"
+done
+for cmd in status give-back claim unclaim reload bench --once; do
+        rc=0
+        "$HPFILLD" $cmd --root >"$work/out" 2>"$work/err" || rc=$?
+        [ "$rc" = 2 ] && grep -qx "hpfilld: option '--root' needs a value" "$work/err" ||
+                bad "hpfilld $cmd --root: exit $rc, expected 2: $(cat "$work/err")"
+done
+rc=0
+"$HPFILLD" status --root "$work/none" >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "^hpfilld: --root '$work/none': No such file or directory" "$work/err" ||
+        bad "status --root of nothing: exit $rc: $(cat "$work/err")"
+echo "ok: --root taken once for every command, anywhere on the line"
 passed

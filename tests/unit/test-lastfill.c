@@ -13,13 +13,15 @@
 #include "state/text.h"
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "util/shown.h"
 #include "test.h"
 
 static const unsigned sizes[] = { 2048, 0 };
 
 /* `hpfilld status [--json] --root R`, its stdout as a string (to be freed). */
 static char *run_status(struct fake_root *r, bool json) {
-        char out[300], *argv[] = { "status", "--root", r->path, json ? "--json" : NULL, NULL }, *text = NULL;
+        char out[300], *argv[] = { "status", json ? "--json" : NULL, NULL }, *text = NULL;
+        struct common_options common = { .root = r->path };
         int fd, saved;
 
         (void) snprintf(out, sizeof(out), "%s.out", r->path);
@@ -28,7 +30,8 @@ static char *run_status(struct fake_root *r, bool json) {
         fflush(stdout);
         saved = dup(1);
         CHECK(dup2(fd, 1) == 1);
-        CHECK_EQ(status_main(json ? 4 : 3, argv), 0);
+        shown_root_set(r->path); /* as common_options_take() does */
+        CHECK_EQ(status_main(json ? 2 : 1, argv, &common), 0);
         fflush(stdout);
         CHECK(dup2(saved, 1) == 1);
         (void) close(saved);
