@@ -46,6 +46,8 @@ struct state_open_options {
  * state that cannot be parsed (nothing changed: the file and the line said). */
 int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
                      struct state_store *ret);
+/* Drops what changed in memory since the state was last read or saved (a plan refused). */
+int state_store_revert(struct state_store *st);
 /* Writes the state (a temp file swapped with RUNDIR/state, not synced): before each kernel write
  * that it announces, and after; not where the file says that already. */
 int state_store_save(struct state_store *st);

@@ -119,7 +119,10 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 .progress = progress,
                 .userdata = d,
                 .record = &record,
+                /* a start refused is the last fill (exit 2); a reload refused leaves the last one */
+                .record_refused = !d->filled,
         };
+        bool first = !d->filled;
         struct error e = {};
         struct session s;
         int r;
@@ -145,8 +148,13 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
         }
         session_mark_daemon(&s, true);
         if (reload && d->load(d->rootfd, &fresh, d->userdata, &e) < 0) {
-                log_error("Reload failed, keeping the configuration in use:");
+                log_error(first ? "Bad configuration:" : "Reload failed, keeping the configuration in use:");
                 log_lines(LOG_ERR, e.msg);
+                if (first) {
+                        session_mark_daemon(&s, false);
+                        (void) notifyf("STATUS=Failed (exit status %d): bad configuration: %.*s\nERRNO=%d", EXIT_USAGE,
+                                       (int) strcspn(e.msg, "\n"), e.msg, EINVAL);
+                }
                 if (ret_summary)
                         (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, e.msg);
                 config_done(&fresh);
@@ -171,14 +179,18 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 log_info("%s", j.summary);
         if (ret_summary)
                 (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
-        if (!stop_requested(&d->stop) && r != EXIT_USAGE)
+        if (!stop_requested(&d->stop) && (r != EXIT_USAGE || first))
                 metrics_after_fill(d->rootfd, d->config.metrics_file);
         fill_record_done(&record);
         if (r == EXIT_OK)
                 (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
-        else if (r != EXIT_USAGE)
-                (void) notifyf("STATUS=Failed (exit status %d): %s\nERRNO=%d", r,
-                               *j.summary ? j.summary : "see the log", r == EXIT_SHORT ? ENOMEM : EINVAL);
+        else if (r != EXIT_USAGE || first) {
+                const char *why = r == EXIT_USAGE && *j.refused ? j.refused : *j.summary ? j.summary : "see the log";
+
+                /* one line: STATUS= is a single assignment */
+                (void) notifyf("STATUS=Failed (exit status %d): %.*s\nERRNO=%d", r, (int) strcspn(why, "\n"), why,
+                               r == EXIT_SHORT ? ENOMEM : EINVAL);
+        }
         return r;
 }
 
@@ -573,7 +585,6 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 .control_fd = -1,
         };
         bool stopped = false; /* by a stop signal, not a first fill that failed */
-        char why[256] = "";
         int ret = EXIT_FAIL;
 
         *config = (struct config) CONFIG_INIT; /* the daemon's now */
@@ -586,10 +597,7 @@ int daemon_run(int rootfd, bool host, struct config *config, daemon_load_fn load
                 goto out;
         arm_metrics(&d);
         /* the configuration as it is under the host lock, kept unless its plan is refused */
-        ret = fill(&d, "hpfilld daemon, first fill", true, why, sizeof(why));
-        if (ret == EXIT_USAGE) /* fill() says nothing of a configuration or plan refused */
-                (void) notifyf("STATUS=Bad configuration or plan refused, nothing changed: %.*s\nERRNO=%d",
-                               (int) strcspn(why, "\n"), *why ? why : "see the log", EINVAL);
+        ret = fill(&d, "hpfilld daemon, first fill", true, NULL, 0);
         if (stop_requested(&d.stop) && ret == EXIT_FAIL)
                 ret = EXIT_OK; /* stopped while it waited: nothing filled */
         if (!stop_requested(&d.stop)) {

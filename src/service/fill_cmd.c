@@ -144,9 +144,8 @@ static int run_once(const struct fill_options *o, int rootfd, bool host, const s
         /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
         if (log_to_kmsg() && *j.summary)
                 log_info("%s", j.summary);
-        if (!o->dry_run && ret != EXIT_USAGE) {
+        if (!o->dry_run && ret != EXIT_USAGE)
                 metrics_after_fill(rootfd, config->metrics_file);
-        }
         fill_record_done(&record);
         return ret;
 }

@@ -318,9 +318,12 @@ int job_fill(struct job *j, struct session *s, const struct config *c) {
         if (reserves)
                 reserve_runs_done(reserves, jp.plan.n_reserves);
 out:
-        /* a plan refused changes nothing, not even the wants it set */
+        /* a plan refused changes nothing, not even the wants it set; it is the last fill (exit 2)
+         * where that is asked (a daemon's start, --once), not where a fill stands (a reload) */
         s->discard = ret == EXIT_USAGE;
-        if (j->record && ret != EXIT_USAGE)
+        if (ret == EXIT_USAGE && j->record && j->record_refused && state_store_revert(&s->st) >= 0)
+                s->discard = false;
+        if (j->record && !s->discard)
                 metrics_record_into(j->rootfd, &s->st.s, j->record, ret, j->summary, j->advice_cmdline);
         job_report_flush(j);
         if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))

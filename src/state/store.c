@@ -197,6 +197,19 @@ int state_store_open(int rootfd, bool host, const struct topology *t, const stru
         return 0;
 }
 
+int state_store_revert(struct state_store *st) {
+        struct state s = {};
+        struct error e = {};
+
+        if (st->saved && state_parse(st->saved, &s, &e) < 0)
+                return -EBADMSG; /* it was written by this command: it parses */
+        if (!st->saved)
+                memcpy(s.boot, st->s.boot, sizeof(s.boot));
+        state_done(&st->s);
+        st->s = s;
+        return 0;
+}
+
 int state_store_save(struct state_store *st) {
         _cleanup_(freep) char *text = NULL;
         size_t len = 0;

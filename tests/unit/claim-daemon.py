@@ -171,11 +171,15 @@ def test(release, hpfilld_bin, work, root, notify):
     if rc != 2:
         fail("a first fill of a refused plan: exit %d, expected 2: %s" % (rc, d.stderr.read()))
     m = notify.until("ERRNO=")
-    if "STATUS=Bad configuration or plan refused, nothing changed: " not in m or "node7" not in m:
+    if "STATUS=Failed (exit status 2): " not in m or "node7" not in m:
         fail("a refused first fill: no STATUS= saying why: %r" % m)
     if nr(root) != 9 or shares(root) != held:
         fail("a daemon whose first plan was refused changed the pool or the state: %d pages; state:\n%s" %
              (nr(root), state(root)))
+    # ... but it is the last fill, for status, the metrics and their alerts
+    rc, out = hpfilld(hpfilld_bin, root, "status")
+    if rc != 0 or not any(l.startswith("Last fill: ") and l.endswith(", exit status 2") for l in out.split("\n")):
+        fail("status after a daemon's refused start: exit %d: %s" % (rc, out))
 
 
 if __name__ == "__main__":

@@ -100,7 +100,7 @@ run_premount
 expect_counts 2048 0 16 0 0
 expect_in \$OUT "^2M pool: 16/16 pages"
 kmsg_hpfilld
-expect_kmsg "^<1[4-5]>hpfilld: 1 reservation\\(s\\) left out \\(--pools-only\\)"
+expect_kmsg "^<1[4-5]>hpfilld: 1 reservation left out \\(--pools-only\\)"
 if grep -q "exit status" /tmp/kmsg; then fail "hpfilld failed in the initramfs (above)"; fi
 echo "initramfs: reservations left out checks passed"
 EOF
