@@ -259,8 +259,8 @@ rootfs_expect() {
 }
 
 # rootfs_chroot CMD...: runs CMD chrooted in $ROOT. The chroot's /proc, /sys and /dev (a tmpfs
-# with a few nodes, not the host's) are mounted in a mount namespace of its own: they go away
-# with it, however the test ends.
+# with a few nodes and a /dev/shm, as a build daemon's; not the host's) are mounted in a mount
+# namespace of its own: they go away with it, however the test ends.
 rootfs_chroot() {
         # shellcheck disable=SC2016 # expanded by that shell
         unshare --mount --propagation private /bin/sh -ec '
@@ -270,6 +270,8 @@ rootfs_chroot() {
                 for node in null:3 zero:5 full:7 random:8 urandom:9; do
                         mknod -m 666 "$1/dev/${node%:*}" c 1 "${node#*:}"
                 done
+                mkdir "$1/dev/shm"
+                mount -t tmpfs -o mode=1777 tmpfs "$1/dev/shm"
                 root=$1
                 shift
                 chroot "$root" "$@"
