@@ -105,6 +105,27 @@ static void waiting(void *userdata) {
 
 static void arm_metrics(struct daemon *d);
 
+/* What a fill that ended with exit status @r (@first: the daemon's first) tells: the log, the
+ * caller's @ret_summary, the metrics and systemd's status line. */
+static void fill_told(struct daemon *d, const struct job *j, int r, bool first, char *ret_summary, size_t size) {
+        if (*j->summary)
+                log_info("%s", j->summary);
+        if (ret_summary)
+                (void) snprintf(ret_summary, size, "%.*s", (int) size - 1,
+                                r == EXIT_USAGE && *j->refused ? j->refused : j->summary);
+        if (!stop_requested(&d->stop) && (r != EXIT_USAGE || first))
+                metrics_after_fill(d->rootfd, d->config.metrics_file);
+        if (r == EXIT_OK)
+                (void) notifyf("STATUS=%s", *j->summary ? j->summary : "No pools configured");
+        else if (r != EXIT_USAGE || first) {
+                const char *why = r == EXIT_USAGE && *j->refused ? j->refused : *j->summary ? j->summary : "see the log";
+
+                /* one line: STATUS= is a single assignment */
+                (void) notifyf("STATUS=Failed (exit status %d): %.*s\nERRNO=%d", r, (int) strcspn(why, "\n"), why,
+                               r == EXIT_SHORT ? ENOMEM : EINVAL);
+        }
+}
+
 /* One fill under the host lock, of the configuration in use (@reload: read again under the
  * lock first, and kept only if its plan is not refused); its summary, or why it was refused, in
  * @ret_summary (NULL: not wanted). The daemon is recorded in the state as running. */
@@ -175,22 +196,8 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 arm_metrics(d);
         } else
                 config_done(&fresh);
-        if (*j.summary)
-                log_info("%s", j.summary);
-        if (ret_summary)
-                (void) snprintf(ret_summary, size, "%.*s", (int) size - 1, r == EXIT_USAGE && *j.refused ? j.refused : j.summary);
-        if (!stop_requested(&d->stop) && (r != EXIT_USAGE || first))
-                metrics_after_fill(d->rootfd, d->config.metrics_file);
+        fill_told(d, &j, r, first, ret_summary, size);
         fill_record_done(&record);
-        if (r == EXIT_OK)
-                (void) notifyf("STATUS=%s", *j.summary ? j.summary : "No pools configured");
-        else if (r != EXIT_USAGE || first) {
-                const char *why = r == EXIT_USAGE && *j.refused ? j.refused : *j.summary ? j.summary : "see the log";
-
-                /* one line: STATUS= is a single assignment */
-                (void) notifyf("STATUS=Failed (exit status %d): %.*s\nERRNO=%d", r, (int) strcspn(why, "\n"), why,
-                               r == EXIT_SHORT ? ENOMEM : EINVAL);
-        }
         return r;
 }
 
