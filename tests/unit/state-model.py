@@ -530,7 +530,8 @@ def claims_by_node(w, active=True):
 def keep_free_for(w, before, claims_before):
     """The free pages each active claim surely has: those hpfilld added for it (they came free),
     less every page that went into use or left the pool's free ones since (any free page may
-    have been the claim's). No command that gives pages back takes them."""
+    have been the claim's), and less the pages the claim gave back (free ones: maybe those).
+    No command that gives pages back takes them."""
     after = claims_by_node(w)
     for n in range(NODES):
         took = max(0, before[n][1] - w.counts(n)[1])
@@ -538,7 +539,8 @@ def keep_free_for(w, before, claims_before):
         for c in list(sure):
             sure[c] = max(0, sure[c] - took)
         for c, h in after[n].items():
-            sure[c] = min(h, sure.get(c, 0) + max(0, h - claims_before[n].get(c, 0)))
+            # pages added came free; pages given back were free ones, maybe the surely free ones
+            sure[c] = max(0, min(h, sure.get(c, 0) + h - claims_before[n].get(c, 0)))
         for c in list(sure):
             if c not in after[n]:
                 del sure[c]
