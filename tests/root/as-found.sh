@@ -136,6 +136,14 @@ node_base_free() { cat "$FOUND/base-free.$1" 2>/dev/null || echo "$BASE_FREE"; }
 # comes back (a file the test left as it was stays: the same inode)
 state_restore() {
         local name type f
+        # a test in a mount namespace of its own that mounted a state of its own over the host's
+        # (a tmpfs) and did not unmount it: what is put back must reach the host's directory,
+        # not that mount, which goes with the namespace (and the check below must see the host's)
+        if [ -n "${IN_OWN_MOUNT_NS:-}" ]; then
+                while mountpoint -q "$STATE"; do
+                        umount "$STATE" 2>/dev/null || umount -l "$STATE" || break
+                done
+        fi
         [ -d "$STATE" ] || return 0
         if [ ! -e "$FOUND/state.existed" ]; then
                 rm -rf --one-file-system "$STATE"

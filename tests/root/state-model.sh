@@ -19,6 +19,7 @@ command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 # a state and configuration files of the test's own, in its namespace
 mkdir -p /run/hpfilld
 mount -t tmpfs -o mode=0755 hpfilld-state-model /run/hpfilld
+# (lib.sh unmounts it before it puts the host's state back: in the host's directory)
 for f in /etc/hpfilld.conf; do
         [ -e "$f" ] && mount --bind /dev/null "$f"
 done
