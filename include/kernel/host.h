@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Whether a root directory is this host's: the one decision for --root (main.c, bench, the writes). */
+/* Whether a root directory is this host's: the one decision for --root (the fill, bench, claim, give-back, status, the writes). */
 #pragma once
 
 #include <stdbool.h>

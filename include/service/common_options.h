@@ -2,8 +2,6 @@
 /* The options every command takes alike (--root), parsed once, before the command's own. */
 #pragma once
 
-#include <stdbool.h>
-
 struct common_options {
         const char *root; /* --root DIR: the tree whose sys/, proc/, run/ and etc/ are used; "/" */
 };
@@ -14,5 +12,3 @@ struct common_options {
 int common_options_take(int *argc, char *argv[], struct common_options *ret);
 /* The root opened (a directory fd), or said ("--root 'DIR': ...") and -errno. */
 int common_root_open(const struct common_options *c);
-/* Whether the root is this host's own / */
-bool common_root_is_host(const struct common_options *c);

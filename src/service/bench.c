@@ -40,7 +40,6 @@ struct bench_row {
 
 struct bench {
         int rootfd;
-        const char *root;
         uint64_t page_size;
         uint64_t bytes_per_node;
         unsigned runs;
@@ -584,7 +583,7 @@ static int bench_rows(struct bench *b, struct bench_row *rows, size_t n_rows) {
 
 int bench_main(int argc, char *argv[], const struct common_options *common) {
         _cleanup_(closep) int rootfd = -1;
-        struct bench b = { .root = common->root, .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
+        struct bench b = { .page_size = UINT64_C(2) << 20, .bytes_per_node = UINT64_C(1) << 30,
                            .runs = 3, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
         struct bench_row rows[BENCH_MAX_ROWS] = {};
         size_t n_rows = 0, best = 0;
@@ -611,7 +610,7 @@ int bench_main(int argc, char *argv[], const struct common_options *common) {
          * as found until they are back (a time-out or a stop while waiting is said there). */
         ret = 1;
         /* what a command that died left is settled first, before the pools are read as found */
-        if (state_store_open(rootfd, strcmp(b.root, "/") == 0, &b.t,
+        if (state_store_open(rootfd, root_is_host(rootfd), &b.t,
                              &(struct state_open_options) { "hpfilld bench", b.lock_timeout_s, &b.stop, NULL, NULL },
                              &b.st) < 0)
                 goto out;

@@ -51,7 +51,3 @@ int common_root_open(const struct common_options *c) {
                 return log_error_errno(errno, "--root '%s': %m", c->root);
         return fd;
 }
-
-bool common_root_is_host(const struct common_options *c) {
-        return strcmp(c->root, "/") == 0;
-}

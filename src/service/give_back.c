@@ -14,6 +14,7 @@
 
 #include "fill/executor.h"
 #include "fill/reserve.h"
+#include "kernel/host.h"
 #include "service/give_back.h"
 #include "service/job.h"
 #include "service/privilege.h"
@@ -25,7 +26,6 @@
 #include "util/shown.h"
 
 struct give_back {
-        const struct common_options *common;
         unsigned lock_timeout_s;
         bool failed;   /* something could not be given back: exit 1 */
         bool kept;     /* something of hpfilld's is in use and stays: exit 3 */
@@ -187,7 +187,7 @@ static int give_back_run(struct give_back *g, int rootfd) {
         int ret;
 
         stop_init(&stop);
-        if (session_open(&s, rootfd, common_root_is_host(g->common),
+        if (session_open(&s, rootfd, root_is_host(rootfd),
                          &(struct state_open_options) { "hpfilld give-back", g->lock_timeout_s, &stop, NULL, NULL }) < 0) {
                 stop_done(&stop);
                 return EXIT_FAIL;
@@ -215,7 +215,7 @@ static int give_back_run(struct give_back *g, int rootfd) {
 
 int give_back_main(int argc, char *argv[], const struct common_options *common) {
         _cleanup_(closep) int rootfd = -1;
-        struct give_back g = { .common = common, .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
+        struct give_back g = { .lock_timeout_s = HOSTLOCK_TIMEOUT_S };
         int r;
 
         r = parse_args(&g, argc, argv);

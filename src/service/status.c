@@ -16,6 +16,7 @@
 #include "service/metrics_out.h"
 #include "util/log.h"
 #include "util/macro.h"
+#include "kernel/host.h"
 #include "kernel/pool.h"
 #include "service/privilege.h"
 #include "service/status.h"
@@ -182,10 +183,10 @@ int status_main(int argc, char *argv[], const struct common_options *common) {
         r = parse_argv(argc, argv, &json, &prometheus, &kubelet);
         if (r >= 0)
                 return r;
-        d.host = common_root_is_host(common);
         d.rootfd = common_root_open(common);
         if (d.rootfd < 0)
                 return 2;
+        d.host = root_is_host(d.rootfd);
         if (prometheus) {
                 r = metrics_print(d.rootfd, stdout);
                 if (r < 0)
