@@ -13,32 +13,6 @@
 #include "util/number.h"
 #include "util/shown.h"
 
-void session_give_back_gone(struct session *s) {
-        struct state *st = &s->st.s;
-
-        for (size_t p = 0; p < st->n_pools; p++) {
-                size_t owners[64], n = 0;
-                uint64_t given = 0;
-                struct pool_counts c;
-                char name[32];
-
-                for (size_t i = 0; i < st->n_shares && n < 64; i++)
-                        if (st->shares[i].pool == p && st->shares[i].held > 0 &&
-                            (st->owners[st->shares[i].owner].gone || st->owners[st->shares[i].owner].kind == OWNER_BENCH))
-                                owners[n++] = st->shares[i].owner;
-                if (n == 0 || pool_read_counts(s->rootfd, &s->t, st->pools[p].node, st->pools[p].page_size, &c) < 0)
-                        continue;
-                c.resv = pool_global_counter(s->rootfd, st->pools[p].page_size, "resv_hugepages");
-                if (state_change_give_back(&s->st, st->pools[p].page_size, st->pools[p].node, owners, n,
-                                           state_givable(st, p, c.nr, c.free, c.resv, NULL, 0), &given) < 0)
-                        continue;
-                if (given > 0)
-                        log_notice("%s pool of node%u: %" PRIu64 " page%s given back now that %s free (of claims given "
-                                   "back while in use, or of a hpfilld bench)", page_size_name(st->pools[p].page_size, name),
-                                   st->pools[p].node, given, given == 1 ? "" : "s", given == 1 ? "it is" : "they are");
-        }
-}
-
 int session_open(struct session *s, int rootfd, bool host, const struct state_open_options *o) {
         struct error e = {};
         int r;
@@ -137,4 +111,23 @@ int session_give_back(struct session *s, session_pick_fn pick, const void *data,
                         said(&g, userdata);
         }
         return ret;
+}
+
+static bool gone_or_bench(const struct state_owner *o, const void *data) {
+        (void) data;
+        return o->gone || o->kind == OWNER_BENCH;
+}
+
+static void said_gone(const struct session_given *g, void *userdata) {
+        char name[32];
+
+        (void) userdata;
+        if (g->error == 0 && g->given > 0)
+                log_notice("%s pool of node%u: %" PRIu64 " page%s given back now that %s free (of claims given "
+                           "back while in use, or of a hpfilld bench)", page_size_name(g->page_size, name),
+                           g->node, g->given, g->given == 1 ? "" : "s", g->given == 1 ? "it is" : "they are");
+}
+
+void session_give_back_gone(struct session *s) {
+        (void) session_give_back(s, gone_or_bench, NULL, said_gone, NULL);
 }
