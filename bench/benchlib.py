@@ -3,6 +3,7 @@
 commands, the table."""
 import contextlib
 import ctypes
+import glob
 import json
 import os
 import random
@@ -28,6 +29,11 @@ def write(name, value, hp=HP):
         f.write("%d\n" % value)
 
 
+def node_pools():
+    """How many nodes have pools of their own (a machine without NUMA: 1)."""
+    return len(glob.glob("/sys/devices/system/node/node*/hugepages")) or 1
+
+
 def parse_size(s):
     units = {"M": 1 << 20, "G": 1 << 30}
     u = s[-1].upper()
@@ -44,11 +50,44 @@ def timed(cmd, stdin=None):
     return dt
 
 
+# The pages others hold in the 2 MiB pool (in use, or reserved by a mapping): a bench cannot
+# empty the pool of them, so every fill starts from them and ends @pages above. check_host() sets it.
+BASE = 0
+
+
+def others_hold(hp=HP):
+    """The pages of pool @hp that others hold and no write can take back: in use, or reserved."""
+    return read("nr_hugepages", hp) - read("free_hugepages", hp) + read("resv_hugepages", hp)
+
+
 def check_host():
+    """Root, and a 2 MiB pool a bench can time fills in beside whoever else uses it: the pages
+    others hold (BASE) stay, and each fill starts from them. Surplus pages in use are refused:
+    the bench's writes would make them persistent, and the pool would not go back as found."""
+    global BASE
     if os.geteuid() != 0:
         sys.exit("needs root")
-    if read("nr_hugepages") - read("free_hugepages") > 0 or read("surplus_hugepages") > 0:
-        sys.exit("2 MiB pages are in use on this host: the bench would not start from an empty pool")
+    if read("surplus_hugepages") > 0:
+        sys.exit("%d surplus 2 MiB pages are in use on this host: the bench's writes would make them persistent"
+                 % read("surplus_hugepages"))
+    BASE = others_hold()
+    if BASE:
+        print("others hold %d 2 MiB pages (in use or reserved): every fill starts from them" % BASE, flush=True)
+
+
+def target(pages):
+    """The pool's size once a fill has added @pages to what others hold."""
+    return BASE + pages
+
+
+def span(pages):
+    """The fills a table shows, for its heading: "0 -> 128 pages", "8 -> 136 pages"."""
+    return "%d -> %d pages" % (BASE, target(pages))
+
+
+def empty():
+    """The 2 MiB pool down to what others hold (untimed: before a fill)."""
+    write("nr_hugepages", BASE)
 
 
 @contextlib.contextmanager
@@ -90,20 +129,20 @@ def round_order(names, i):
 
 
 def timed_fill(name, cmd, pages):
-    """Seconds of one fill by @cmd from an empty pool (emptied untimed); exits the bench unless it
-    left @pages pages, none surplus."""
-    write("nr_hugepages", 0)
+    """Seconds of one fill by @cmd from an empty pool (emptied untimed, down to what others hold);
+    exits the bench unless it left @pages pages more, none surplus."""
+    empty()
     dt = timed(cmd)
     got = read("nr_hugepages")
-    if got != pages or read("surplus_hugepages") != 0:
-        sys.exit("%s left %d pages (%d surplus), expected %d" % (name, got, read("surplus_hugepages"), pages))
+    if got != target(pages) or read("surplus_hugepages") != 0:
+        sys.exit("%s left %d pages (%d surplus), expected %d" % (name, got, read("surplus_hugepages"), target(pages)))
     return dt
 
 
 def warm_pool(pages, warmup):
     for _ in range(warmup):  # first touch of guest memory costs far more than later ones
-        write("nr_hugepages", pages)
-        write("nr_hugepages", 0)
+        write("nr_hugepages", target(pages))
+        empty()
 
 
 def run_interleaved(tools, pages, runs, warmup):
@@ -219,7 +258,8 @@ def paired(times, ref):
 def startup(hpfilld, runs, static=None):
     """{command: [seconds]} for commands that do nothing but start: sh -c true (busybox's too, where
     there is one), hpfilld --version, and an --once whose pool is at its target (the 2 MiB pool,
-    empty, asked for 0 with --shrink: it reads the host, takes the lock, records, writes nothing);
+    empty but for what others hold, asked for that with --shrink: it reads the host, takes the
+    lock, records, writes nothing);
     the same for @static (hpfilld-initramfs) where given. Interleaved, a shuffled order per round."""
     tools = {"sh -c true": ["sh", "-c", "true"]}
     if shutil.which("busybox"):
@@ -227,10 +267,10 @@ def startup(hpfilld, runs, static=None):
     for name, path in (("hpfilld", hpfilld), ("hpfilld-initramfs", static)):
         if path:
             tools[name + " --version"] = [path, "--version"]
-            tools[name + " --once, nothing to do"] = [path, "--once", "-q", "--pool", "2M:0", "--shrink"]
+            tools[name + " --once, nothing to do"] = [path, "--once", "-q", "--pool", "2M:%d" % BASE, "--shrink"]
     times = {t: [] for t in tools}
     with pool_kept():
-        write("nr_hugepages", 0)
+        empty()
         for i in range(runs):
             for name in round_order(tools, i):
                 times[name].append(timed(tools[name]))

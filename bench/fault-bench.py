@@ -9,7 +9,7 @@ nothing unless the kernel runs with init_on_alloc=1, where it zeroes serially. N
 import argparse
 import os
 
-from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, run_interleaved, warm_free_memory
+from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, run_interleaved, span, target, warm_free_memory
 
 
 def main():
@@ -26,7 +26,7 @@ def main():
     if not args.no_warm_free:
         warm_free_memory(args.hpfilld)
     pages = parse_size(args.size) // PAGE
-    base = [args.hpfilld, "--once", "-q", "--pool", "2M:%d" % pages]
+    base = [args.hpfilld, "--once", "-q", "--pool", "2M:%d" % target(pages)]
     tools = {}
     t = 1
     while t <= args.max_threads:
@@ -37,8 +37,8 @@ def main():
     # warm-up through the fault path too: it touches every page, as a workload would
     run_interleaved({"warm": base + ["--mode", "fault"]}, pages, args.warmup, 0)
     times = run_interleaved(tools, pages, args.runs, 0)
-    print("2M pool: 0 -> %d pages (%s), %d runs each, warm, interleaved, %d CPUs" %
-          (pages, args.size, args.runs, os.cpu_count()))
+    print("2M pool: %s (%s), %d runs each, warm, interleaved, %d CPUs" %
+          (span(pages), args.size, args.runs, os.cpu_count()))
     print_table(times, "fault 1/node")
 
 

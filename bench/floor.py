@@ -50,17 +50,18 @@ def main():
             tempfile.TemporaryDirectory(prefix="hpfilld-floor-", dir="/run") as state:
         floor = os.path.join(build, "floor")
         subprocess.run([cc, "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", floor, src], check=True)
-        hp = ["--once", "-q", "--pool", "2M:%d" % pages]
+        size = benchlib.target(pages)
+        hp = ["--once", "-q", "--pool", "2M:%d" % size]
         tools = {
-            "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, benchlib.HP)],
-            "floor": [floor, state, str(pages)],
-            "floor + calls": [floor, state, str(pages), "calls"],
+            "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (size, benchlib.HP)],
+            "floor": [floor, state, str(size)],
+            "floor + calls": [floor, state, str(size), "calls"],
             "hpfilld sysfs": [args.hpfilld, "--mode", "sysfs"] + hp,
             "hpfilld auto": [args.hpfilld] + hp,
         }
         times = benchlib.run_interleaved(tools, pages, args.runs, args.warmup)
         warm = benchlib.run_back_to_back(tools, pages, args.runs, 0) if args.back_to_back else None
-    print("2M pool: 0 -> %d pages (%s), %d rounds, interleaved" % (pages, args.size, args.runs))
+    print("2M pool: %s (%s), %d rounds, interleaved" % (benchlib.span(pages), args.size, args.runs))
     benchlib.print_table(times, "echo")
     print("paired (round by round) x echo: " + ", ".join("%s %.2f" % (n, benchlib.paired(ts, times["echo"]))
                                                       for n, ts in times.items() if n != "echo"))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """1 GiB pages at runtime: pages got and milliseconds per page, echo and hpfilld, HVO off and on.
 
-Each round empties the 1G pool, then asks for --pages pages with `echo N > nr_hugepages`,
+Each round empties the 1G pool (but for the pages others hold: in use or reserved), then asks for --pages pages with `echo N > nr_hugepages`,
 `hpfilld --once --pool 1G:N` and `hpfilld ... --drop-caches`, interleaved; then, once, with
 compaction (/proc/sys/vm/compact_memory) and dropped caches just before an echo, to see whether
 they get more. Medians over rounds. The pool, its overcommit and vm.hugetlb_optimize_vmemmap are
@@ -19,6 +19,7 @@ import time
 import benchlib
 
 G1 = benchlib.HP_1G
+BASE = 0  # the 1G pages others hold: each fill starts from them
 
 
 def nr():
@@ -31,12 +32,12 @@ def set_nr(n):
 
 def fill(cmd):
     """(pages got, seconds) of @cmd from an empty pool; the pool emptied after."""
-    set_nr(0)
+    set_nr(BASE)
     t0 = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     dt = time.perf_counter() - t0
-    got = nr()
-    set_nr(0)
+    got = nr() - BASE
+    set_nr(BASE)
     return got, dt
 
 
@@ -50,19 +51,23 @@ def main():
         sys.exit("needs root")
     if not os.path.isdir(G1):
         sys.exit("this kernel offers no 1 GiB pages")
+    global BASE
+    if benchlib.read("surplus_hugepages", G1) > 0:
+        sys.exit("surplus 1 GiB pages are in use on this host: the bench's writes would make them persistent")
+    BASE = benchlib.others_hold(G1)
     with open("/proc/meminfo") as f:
         free = next(int(l.split()[1]) for l in f if l.startswith("MemFree:")) >> 20
     if args.pages > free - 2:
         sys.exit("%d pages asked, %d GiB free: ask for fewer (--pages)" % (args.pages, free))
-    hp = [args.hpfilld, "--once", "-q", "--min", "1", "--pool", "1G:%d" % args.pages]
-    tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (args.pages, G1)],
+    hp = [args.hpfilld, "--once", "-q", "--min", "1", "--pool", "1G:%d" % (BASE + args.pages)]
+    tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (BASE + args.pages, G1)],
              "hpfilld": hp, "hpfilld --drop-caches": hp + ["--drop-caches"]}
     hvos = [0, 1] if benchlib.get_hvo() is not None else [None]
-    print("1G pool: 0 -> %d pages asked, %d GiB free, median of %d rounds" % (args.pages, free, args.rounds))
+    print("1G pool: %d -> %d pages asked, %d GiB free, median of %d rounds" % (BASE, BASE + args.pages, free, args.rounds))
     print("%-8s %-22s %8s %10s %12s" % ("HVO", "tool", "pages", "ms", "ms per page"))
     with benchlib.pool_kept(G1), benchlib.hvo_kept():
         for hvo in hvos:
-            set_nr(0)
+            set_nr(BASE)
             if hvo is not None:
                 benchlib.set_hvo(hvo)
             res = {t: [] for t in tools}

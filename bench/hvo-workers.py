@@ -36,15 +36,15 @@ def main():
             for w in (w for w in (1, 2, 4, 8, 16) if w <= args.pages):  # a worker maps one page at least
                 ts = []
                 for _ in range(args.runs):
-                    benchlib.write("nr_hugepages", 0)
+                    benchlib.empty()
                     ts.append(benchlib.timed([prog, how, str(args.pages), str(w)]))
                 print("%-28s %10.1f" % ("%s, %d workers" % (how, w), statistics.median(ts) * 1e3))
         for t in (str(t) for t in (1, 2, 4, 8, 16) if t <= args.pages):
             ts = []
             for _ in range(args.runs):
-                benchlib.write("nr_hugepages", 0)
+                benchlib.empty()
                 ts.append(benchlib.timed([args.hpfilld, "--once", "-q", "--mode", "fault", "-t", t,
-                                          "--pool", "2M:%d" % args.pages]))
+                                          "--pool", "2M:%d" % benchlib.target(args.pages)]))
             print("%-28s %10.1f" % ("hpfilld -t %s" % t, statistics.median(ts) * 1e3))
 
 

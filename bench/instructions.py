@@ -72,8 +72,8 @@ def own_by_object(out_file):
 
 
 def counted(cmd, work, name):
-    """The profile of one run of @cmd from an empty 2M pool."""
-    benchlib.write("nr_hugepages", 0)
+    """The profile of one run of @cmd from an empty 2M pool (but for what others hold)."""
+    benchlib.empty()
     out_file = os.path.join(work, name + ".out")
     # as a run is started by hand or by systemd: no malloc() that fills what it hands out (meson
     # test sets MALLOC_PERTURB_), which would count a memset() of every buffer
@@ -105,9 +105,10 @@ def main():
     libs = subprocess.run(["ldd", hpfilld], capture_output=True, text=True).stdout
     if re.search(r"lib(a|t)san", libs):
         sys.exit("%s is a sanitizer build: valgrind cannot run it" % hpfilld)
-    hp = ["--once", "-q", "--pool", "2M:%d" % args.pages]
+    size = benchlib.target(args.pages)
+    hp = ["--once", "-q", "--pool", "2M:%d" % size]
     cmds = {
-        "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (args.pages, benchlib.HP)],
+        "echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (size, benchlib.HP)],
         "hpfilld --version": [hpfilld, "--version"],
         "hpfilld sysfs": [hpfilld, "--mode", "sysfs"] + hp,
         "hpfilld auto": [hpfilld] + hp,
@@ -117,7 +118,7 @@ def main():
         for i, (name, cmd) in enumerate(cmds.items()):
             profiles[name] = counted(cmd, work, "run%d" % i)
 
-    print("2M pool: 0 -> %d pages; instructions executed in user space, one run each (callgrind)" % args.pages)
+    print("2M pool: %s; instructions executed in user space, one run each (callgrind)" % benchlib.span(args.pages))
     # ld.so, libc, program: what each object executed itself (the loader's start and its lazy
     # binding of each symbol on its first call; the C library; the program's own code); binding:
     # the calls through the loader's trampoline, with all they did

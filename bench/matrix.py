@@ -41,10 +41,11 @@ VM_CELLS = (("VM 6.1, init_on_alloc=1", "init_on_alloc=1"),
 
 
 def tools_for(args, pages):
-    hp = ["--once", "-q", "--pool", "2M:%d" % pages]
-    tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (pages, benchlib.HP)]}
+    size = benchlib.target(pages)
+    hp = ["--once", "-q", "--pool", "2M:%d" % size]
+    tools = {"echo": ["sh", "-c", "echo %d > %s/nr_hugepages" % (size, benchlib.HP)]}
     if shutil.which("hugeadm"):
-        tools["hugeadm"] = ["hugeadm", "--pool-pages-min", "2MB:%d" % pages]
+        tools["hugeadm"] = ["hugeadm", "--pool-pages-min", "2MB:%d" % size]
     tools["sysfs"] = [args.hpfilld, "--mode", "sysfs"] + hp
     for t in args.threads:
         tools["fault-%d" % t] = [args.hpfilld, "--mode", "fault", "-t", str(t)] + hp
@@ -54,8 +55,8 @@ def tools_for(args, pages):
 
 def auto_pick(args, pages):
     """What auto says it picked in this cell, from its report (one more, untimed run)."""
-    benchlib.write("nr_hugepages", 0)
-    r = subprocess.run([args.hpfilld, "--once", "--pool", "2M:%d" % pages], capture_output=True, text=True)
+    benchlib.empty()
+    r = subprocess.run([args.hpfilld, "--once", "--pool", "2M:%d" % benchlib.target(pages)], capture_output=True, text=True)
     line = next((l for l in r.stdout.splitlines() if l.startswith("2M pool:")), "?")
     return line.split("(", 1)[1].split(",", 1)[0] if "(" in line else "?"
 
@@ -142,7 +143,7 @@ def main():
             times = benchlib.run_interleaved(tools_for(args, pages), pages, args.runs, args.warmup)
             return times, auto_pick(args, pages)
         for hvo in hvos:
-            benchlib.write("nr_hugepages", 0)  # HVO applies to pages allocated from now on
+            benchlib.empty()  # HVO applies to pages allocated from now on
             if hvo is not None:
                 benchlib.set_hvo(hvo)
             for host in ("host", "debian"):
@@ -159,8 +160,8 @@ def main():
 def print_matrix(args, pages, results, picks, hvo_found):
     cells = list(results)
     names = list(results[cells[0]])
-    print("2M pool: 0 -> %d pages (%s), median of %d runs, interleaved; HVO found %s, put back" %
-          (pages, args.size, args.runs, hvo_found))
+    print("2M pool: %s (%s), median of %d runs, interleaved; HVO found %s, put back" %
+          (benchlib.span(pages), args.size, args.runs, hvo_found))
     print("%-10s" % "tool" + "".join("%24s" % c for c in cells))
     best = {c: min(statistics.median(results[c][n]) for n in names if n != "auto") for c in cells}
     for n in names:

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, read, timed, warm_free_memory, write
+from benchlib import HPFILLD, PAGE, check_host, parse_size, print_table, read, target, timed, warm_free_memory, write
 
 
 def main():
@@ -42,6 +42,7 @@ def main():
     mnt = tempfile.mkdtemp(prefix="hpfilld-bench-")
     subprocess.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", mnt], check=True)
     found = read("nr_hugepages")
+    in_use = found - read("free_hugepages")  # others' pages, mapped: what each tool holds is counted above them
     qfile = os.path.join(mnt, "qemu-bench")
     rfile = os.path.join(mnt, "hpfilld", "bench")
     qemu_base = [qemu, "-machine", "none", "-nodefaults", "-display", "none", "-monitor", "stdio", "-object"]
@@ -61,14 +62,14 @@ def main():
     }
     times = {t: [] for t in tools}
     try:
-        write("nr_hugepages", pages + 16)
-        if read("nr_hugepages") < pages + 16:
-            sys.exit("could not fill the pool to %d pages" % (pages + 16))
+        write("nr_hugepages", target(pages) + 16)
+        if read("nr_hugepages") < target(pages) + 16:
+            sys.exit("could not fill the pool to %d pages" % (target(pages) + 16))
         for i in range(args.runs + 1):  # the first round warms up and is not counted
             for name, cmd in tools.items():
                 # QEMU quits at its monitor prompt: the time includes its start and prealloc
                 dt = timed(cmd, "quit\n" if name.startswith("qemu") else None)
-                held = read("nr_hugepages") - read("free_hugepages")
+                held = read("nr_hugepages") - read("free_hugepages") - in_use
                 if name != "qemu, no prealloc" and held != pages:
                     sys.exit("%s: %d pages held, expected %d" % (name, held, pages))
                 if name == "qemu on reserve":

@@ -5,7 +5,7 @@ set -eu
 
 build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsystemd-dev libcap-dev scdoc"
 # clang: the second compiler the tests build with; python3: root tests hold pages in a mapping
-# and talk sd_notify; libhugetlbfs-bin (hugeadm) and numactl: peers for bench/; qemu, busybox,
+# and talk sd_notify; libhugetlbfs-bin (hugeadm), dpdk (dpdk-hugepages.py) and numactl: peers for bench/; qemu, busybox,
 # cpio and a static libc: the VM tests (tests/vm/, which fetch a Debian kernel package too);
 # mmdebstrap, e2fsprogs and systemctl (package systemd, part of any installed Debian but not of
 # a minbase chroot): the Debian rootfs that vm-systemd boots; procps: /bin/kill, which the unit's
@@ -25,7 +25,7 @@ build_pkgs="meson ninja-build gcc pkg-config libnuma-dev libhugetlbfs-dev libsys
 # executes, counted (bench/instructions.py, run by tests/root/bench-scripts.sh).
 test_pkgs="clang python3 libhugetlbfs-bin numactl qemu-system-x86 busybox-static cpio libc6-dev mmdebstrap e2fsprogs systemd procps
 build-essential debhelper lintian prometheus prometheus-node-exporter curl libxml2-utils libvirt-clients libvirt-daemon-system python3-jsonschema
-tmux strace binutils valgrind"
+tmux strace binutils valgrind dpdk"
 
 pkgs=$build_pkgs
 case "${1:-}" in
