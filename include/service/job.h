@@ -52,13 +52,11 @@ struct job {
         char refused[1024]; /* out: why the plan was refused (EXIT_USAGE), as logged */
         char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
-        char advice_cma[256];        /* out: for short gigantic pages, the hugetlb_cma= that keeps them allocatable */
         struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
         /* a plan refused is recorded too (exit 2; nothing else of it kept): the service's start,
          * for status, the metrics and their alerts (a command on a terminal says it, and leaves
          * nothing: bad input) */
         bool record_refused;
-        bool ran; /* out: the fill's writes were done (exit 0 or 3 from the fill itself) */
         /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
          * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
          * nothing when it stopped before: a json_writer_init_members() writer */

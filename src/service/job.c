@@ -120,9 +120,8 @@ static int run(struct job *j, struct session *s, const struct plan *p, struct re
 }
 
 static void reset(struct job *j) {
-        j->ran = false;
         j->skips_said = 0;
-        j->summary[0] = j->refused[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
+        j->summary[0] = j->refused[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = 0;
 }
 
 /* A plan refused: said, kept for whoever asked (the daemon's control socket) */
@@ -264,7 +263,6 @@ static int fill_owned(struct job *j, struct session *s, const struct job_plan *j
                 return EXIT_FAIL;
         }
         ret = run(j, s, &jp->plan, reserves, caps);
-        j->ran = ret == EXIT_OK || ret == EXIT_SHORT;
         if (j->record)
                 j->record->elapsed_ns = now_ns() - start;
         (void) record_reserves(s, &jp->plan, reserves, true);

@@ -200,9 +200,11 @@ void job_report_reserves(struct job *j, const struct reserve_run *runs, size_t n
  * report; the kernel command line and the initramfs form are kept for `hpfilld status` too
  * (the CMA area for gigantic pages is said in the report only). */
 void job_advise(struct job *j, const struct plan_pool *const *shorts, size_t n, unsigned alloc_threads) {
+        char cma[256]; /* for short gigantic pages, the hugetlb_cma= that keeps them allocatable */
+
         advise_boot(j->advice_cmdline, sizeof(j->advice_cmdline), j->advice_initramfs, sizeof(j->advice_initramfs),
                     shorts, n, alloc_threads);
-        advise_cma(j->advice_cma, sizeof(j->advice_cma), shorts, n);
+        advise_cma(cma, sizeof(cma), shorts, n);
         if (n == 0)
                 return;
         if (j->report && log_get_max_level() >= LOG_INFO) {
@@ -210,14 +212,14 @@ void job_advise(struct job *j, const struct plan_pool *const *shorts, size_t n, 
                         "To have these pages at the next boot, add to the kernel command line:\n  %s\n"
                         "or let hpfilld fill them from the initramfs:\n  %s\n",
                         j->advice_cmdline, j->advice_initramfs);
-                if (j->advice_cmdline[0] && j->advice_cma[0])
+                if (j->advice_cmdline[0] && cma[0])
                         fprintf(j->report,
                                 "or keep a CMA area for the gigantic pages, which hpfilld can then fill at any time\n"
                                 "(movable allocations use it until then; see \"Gigantic pages\" in hpfilld(8)):\n  %s\n",
-                                j->advice_cma);
+                                cma);
         } else
                 log_notice("Next boot: %s (or from the initramfs: %s%s%s)", j->advice_cmdline, j->advice_initramfs,
-                           j->advice_cma[0] ? "; or a CMA area for gigantic pages: " : "", j->advice_cma);
+                           cma[0] ? "; or a CMA area for gigantic pages: " : "", cma);
 }
 
 /* SIGPIPE is ignored (stop_block_signals()): a closed stdout fails the report and makes the
