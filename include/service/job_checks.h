@@ -9,7 +9,7 @@
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "plan/plan.h"
-#include "service/job.h"
+#include "service/job_run.h"
 
 /* The counters of every (size, node) pool of @t, sizes major; logs why not. */
 int job_read_counts(int rootfd, const struct topology *t, struct pool_counts **ret);
