@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What a fill checks before its first write, against the pools as they are: nothing changes
- * until all pass (job.c runs them after the plan and again under the host lock). */
+ * until all pass (job.c runs them once a run, after the plan: a fill's under the host lock). */
 #pragma once
 
 #include <stdbool.h>

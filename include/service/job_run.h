@@ -4,7 +4,6 @@
 #pragma once
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "service/job.h"
 
@@ -14,6 +13,4 @@ struct job {
         struct job_result *out;    /* never NULL */
         bool dry_run;
         int report_error; /* the report could not be written (a closed pipe): negative errno */
-        uint64_t skips_said; /* the reservations whose skip was said (bit i: the plan's reservation
-                              * i), so that a check made twice says it once */
 };

@@ -184,11 +184,8 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                          * mount table said), or an owner unknown here: that reservation alone is
                          * skipped, the fill goes on and exits 1. */
                         if (error != -ENOENT && !j->in->strict) {
-                                if (i >= 64 || !(j->skips_said & UINT64_C(1) << i))
-                                        log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
-                                                  reserves[i].error_what);
-                                if (i < 64)
-                                        j->skips_said |= UINT64_C(1) << i;
+                                log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
+                                          reserves[i].error_what);
                                 continue;
                         }
                         /* --check-config: what a fill would skip is not a good configuration */
