@@ -33,50 +33,60 @@ struct job_status {
         } pools[8];
 };
 
-struct job {
+/* What a job fills, and how: its caller's, read only. */
+struct job_params {
         int rootfd;
         bool host;       /* the root is this machine's "/" */
-        bool dry_run;
-        bool strict;  /* --check-config: a reservation a fill would skip (owner unknown, mount refused) fails the check */
         struct stop *stop;
         /* whose pages the fill adds (state/model.h): the configuration's, a one-off run's, or a
          * claim's (@claim, set in the state already) */
         enum state_fill kind;
         const char *claim;
-        FILE *report;    /* the report goes here; NULL: none */
-        int report_error; /* out: the report could not be written (a closed pipe): negative errno */
-        void (*progress)(const struct job_status *s, void *userdata);
-        void (*progress_done)(void *userdata); /* NULL, or called before the report (ends a terminal's progress) */
-        void *userdata;
-        char summary[2048]; /* out: the report's pool lines, "; "-joined */
-        char refused[1024]; /* out: why the plan was refused (EXIT_USAGE), as logged */
-        char advice_cmdline[1024];   /* out: for short pools, the boot parameters that get them */
-        char advice_initramfs[1024]; /* out: the same as hpfilld.pool= words */
-        char advice_cma[256];        /* out: for short gigantic pages, the hugetlb_cma= that keeps them allocatable */
-        struct fill_record *record; /* out, when set: targets, timings, reservations, for the metrics */
         /* a plan refused is recorded too (exit 2; nothing else of it kept): the service's start,
          * for status, the metrics and their alerts (a command on a terminal says it, and leaves
          * nothing: bad input) */
         bool record_refused;
-        bool ran; /* out: the fill's writes were done (exit 0 or 3 from the fill itself) */
-        /* out, when set (--json): instead of the text, JSON members: a dry run's "plan" and
-         * "kernel", a fill's "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json);
-         * nothing when it stopped before: a json_writer_init_members() writer */
-        struct json_writer *json;
-        bool plan_from_cli; /* for the report: the plan is the command line's (config.plan_from_cli) */
-        bool create_mounts; /* a dry run: a page size without a hugetlbfs mount would get one (CreateMounts=) */
+        /* a dry run's: */
+        bool strict;  /* --check-config: a reservation a fill would skip (owner unknown, mount refused) fails the check */
+        bool create_mounts; /* a page size without a hugetlbfs mount would get one (CreateMounts=) */
         const char *create_mounts_by; /* what set it, as messages name it: "--create-mounts" or
                                        * "CreateMounts=yes" (NULL: the latter) */
         bool mount_table_only; /* the mounts from the mount table, not libhugetlbfs (which keeps the
                                 * table it read first: a check before --create-mounts mounts) */
-        uint64_t skips_said; /* internal: the reservations whose skip was said (bit i: the plan's
-                              * reservation i), so that a check made twice says it once */
+};
+
+/* Where a job's report goes while it runs; every member may be NULL (none of that), and so may
+ * the whole. */
+struct job_sink {
+        FILE *text; /* the report, as text */
+        /* instead of the text (--json), JSON members: a dry run's "plan" and "kernel", a fill's
+         * "pools", "kernel" and "reservations" (doc/hpfilld-json.schema.json); nothing when it
+         * stopped before: a json_writer_init_members() writer */
+        struct json_writer *json;
+        void (*progress)(const struct job_status *s, void *userdata);
+        void (*progress_done)(void *userdata); /* called before the report (ends a terminal's progress) */
+        void *userdata;
+};
+
+/* What came of a job, for its caller (the status line, the control socket, the JSON document):
+ * set by each job_dry_run() and job_fill(). */
+struct job_result {
+        char summary[2048]; /* the report's pool lines, "; "-joined */
+        char refused[1024]; /* why the plan was refused (EXIT_USAGE), as logged */
+        char advice_cmdline[1024];   /* for short pools, the boot parameters that get them */
+        char advice_initramfs[1024]; /* the same as hpfilld.pool= words */
+        /* a fill's targets, timings, reservations, for the metrics: job_fill() moves it into the
+         * state where the state keeps the fill; what is left, the caller's to fill_record_done() */
+        struct fill_record record;
 };
 
 /* A dry run of @c (--dry-run, --check-config): the plan on the pools as they are, with the claims
- * the state holds, every check; nothing changed, no lock. Returns an exit status. */
-int job_dry_run(struct job *j, const struct config *c);
+ * the state holds, every check; nothing changed, no lock. @to and @out may be NULL (not wanted).
+ * Returns an exit status. */
+int job_dry_run(const struct job_params *in, const struct job_sink *to, struct job_result *out,
+                const struct config *c);
 /* Fills @c inside session @s (the host lock held, @c read under it): the plan, the owner's wants
  * and the changes recorded in the state before the first write, the fill, the state settled
- * with the counts read back, the report. Returns an exit status. */
-int job_fill(struct job *j, struct session *s, const struct config *c);
+ * with the counts read back, the report. @to may be NULL (no report). Returns an exit status. */
+int job_fill(const struct job_params *in, const struct job_sink *to, struct job_result *out, struct session *s,
+             const struct config *c);

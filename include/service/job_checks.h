@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What a fill checks before its first write, against the pools as they are: nothing changes
- * until all pass (job.c runs them after the plan and again under the host lock). */
+ * until all pass (job.c runs them once a run, after the plan: a fill's under the host lock). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 #include "kernel/pool.h"
 #include "kernel/topology.h"
 #include "plan/plan.h"
-#include "service/job.h"
+#include "service/job_run.h"
 
 /* The counters of every (size, node) pool of @t, sizes major; logs why not. */
 int job_read_counts(int rootfd, const struct topology *t, struct pool_counts **ret);

@@ -8,10 +8,10 @@
 #include "kernel/kernel_features.h"
 #include "kernel/topology.h"
 #include "plan/plan.h"
-#include "service/job.h"
+#include "service/job_run.h"
 
 struct progress {
-        struct job *job;
+        const struct job_sink *to;
         const struct pool_run *runs;
         size_t n;
         uint64_t logged[ELEMENTSOF(((struct job_status *) NULL)->pools)]; /* pages added, as last logged */

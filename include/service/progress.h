@@ -16,7 +16,7 @@ struct tty_progress {
 
 /* "2M pool: 1024/4096 pages, 1.9 GiB/s, 3 s left" (pages added so far of those to add). Pure. */
 void progress_line(char *buf, size_t size, uint64_t page_size, uint64_t added, uint64_t wanted, uint64_t elapsed_ns);
-/* job.progress: redraws the lines. */
+/* job_sink.progress: redraws the lines. */
 void tty_progress_update(const struct job_status *s, void *userdata);
-/* job.progress_done: erases them. */
+/* job_sink.progress_done: erases them. */
 void tty_progress_clear(void *userdata);

@@ -165,17 +165,15 @@ static int fill_settings(const struct claim_cmd *c, int rootfd, struct config *r
 /* The claim set in the state, then its pages added (or, made smaller, given back) */
 static int claim_here(struct claim_cmd *c, struct session *s, struct stop *stop) {
         struct config cfg = CONFIG_INIT;
-        struct fill_record record = {};
         struct error e = {};
-        struct job j = {
+        struct job_params in = {
                 .rootfd = s->rootfd,
                 .host = s->host,
                 .stop = stop,
                 .kind = STATE_FILL_CLAIM,
                 .claim = c->name,
-                .report = stdout,
-                .record = &record,
         };
+        struct job_result out = {};
         int r, ret;
 
         ret = fill_settings(c, s->rootfd, &cfg);
@@ -189,15 +187,15 @@ static int claim_here(struct claim_cmd *c, struct session *s, struct stop *stop)
                 config_done(&cfg);
                 return claim_usage("claim %s: %s; nothing changed", c->name, e.msg);
         }
-        ret = job_fill(&j, s, &cfg);
+        ret = job_fill(&in, &(struct job_sink) { .text = stdout }, &out, s, &cfg);
         if (ret == EXIT_SHORT)
                 log_error("claim %s: short of pages: %s (the claim stays: the rest is added by the next fill of the "
-                          "configuration, the daemon's, or this claim made again)", c->name, j.summary);
+                          "configuration, the daemon's, or this claim made again)", c->name, out.summary);
         else if (ret == EXIT_USAGE)
                 log_error("claim %s: refused; nothing changed", c->name);
         if (ret != EXIT_USAGE)
                 memcpy(c->metrics_file, cfg.metrics_file, sizeof(c->metrics_file));
-        fill_record_done(&record);
+        fill_record_done(&out.record);
         config_done(&cfg);
         return ret;
 }

@@ -107,7 +107,7 @@ static void arm_metrics(struct daemon *d);
 
 /* What a fill that ended with exit status @r (@first: the daemon's first) tells: the log, the
  * caller's @ret_summary, the metrics and systemd's status line. */
-static void fill_told(struct daemon *d, const struct job *j, int r, bool first, char *ret_summary, size_t size) {
+static void fill_told(struct daemon *d, const struct job_result *j, int r, bool first, char *ret_summary, size_t size) {
         if (*j->summary)
                 log_info("%s", j->summary);
         if (ret_summary)
@@ -131,18 +131,16 @@ static void fill_told(struct daemon *d, const struct job *j, int r, bool first, 
  * @ret_summary (NULL: not wanted). The daemon is recorded in the state as running. */
 static int fill(struct daemon *d, const char *task, bool reload, char *ret_summary, size_t size) {
         struct config fresh = CONFIG_INIT;
-        struct fill_record record = {};
-        struct job j = {
+        struct job_params in = {
                 .rootfd = d->rootfd,
                 .host = d->host,
                 .stop = &d->stop,
                 .kind = STATE_FILL_CONFIG,
-                .progress = progress,
-                .userdata = d,
-                .record = &record,
                 /* a start refused is the last fill (exit 2); a reload refused leaves the last one */
                 .record_refused = !d->filled,
         };
+        struct job_sink to = { .progress = progress, .userdata = d };
+        struct job_result out = {};
         bool first = !d->filled;
         struct error e = {};
         struct session s;
@@ -182,7 +180,7 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 (void) session_close(&s);
                 return EXIT_USAGE;
         }
-        r = job_fill(&j, &s, reload ? &fresh : &d->config);
+        r = job_fill(&in, &to, &out, &s, reload ? &fresh : &d->config);
         if (r != EXIT_USAGE)
                 session_give_back_gone(&s);
         if (r != EXIT_USAGE)
@@ -196,8 +194,8 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
                 arm_metrics(d);
         } else
                 config_done(&fresh);
-        fill_told(d, &j, r, first, ret_summary, size);
-        fill_record_done(&record);
+        fill_told(d, &out, r, first, ret_summary, size);
+        fill_record_done(&out.record);
         return r;
 }
 

@@ -50,20 +50,21 @@ static bool state_has_claims(int rootfd) {
 
 /* --once: under the host lock, the configuration read again (as it is now, not as it was before
  * the lock: a claim or another fill may have come and gone meanwhile), then the fill. */
-static int fill_once(struct job *j, const struct fill_options *o, struct stop *stop) {
+static int fill_once(const struct job_params *in, const struct job_sink *to, struct job_result *out,
+                     const struct fill_options *o) {
         struct config now = CONFIG_INIT;
         struct session s;
         struct error e = {};
         int ret;
 
-        if (session_open(&s, j->rootfd, j->host,
-                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, stop, NULL, NULL }) < 0)
+        if (session_open(&s, in->rootfd, in->host,
+                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, in->stop, NULL, NULL }) < 0)
                 return EXIT_FAIL;
-        if (fill_options_load(j->rootfd, &now, (void *) o, &e) < 0) {
+        if (fill_options_load(in->rootfd, &now, (void *) o, &e) < 0) {
                 log_lines(LOG_ERR, e.msg);
                 ret = EXIT_USAGE;
         } else
-                ret = job_fill(j, &s, &now);
+                ret = job_fill(in, to, out, &s, &now);
         if (ret != EXIT_USAGE)
                 session_give_back_gone(&s);
         config_done(&now);
@@ -74,22 +75,20 @@ static int fill_once(struct job *j, const struct fill_options *o, struct stop *s
 
 /* --once, --dry-run and --check-config: one job, then the record of it. */
 static int run_once(const struct fill_options *o, int rootfd, bool host, const struct config *config, struct stop *stop) {
-        struct fill_record record = {};
-        struct job j = {
+        bool dry_run = o->dry_run || o->check_config;
+        struct job_params in = {
                 .rootfd = rootfd,
                 .host = host,
-                .dry_run = o->dry_run || o->check_config,
                 .strict = o->check_config,
                 .stop = stop,
                 .kind = config->plan_from_cli ? STATE_FILL_ONCE : STATE_FILL_CONFIG,
-                .report = o->check_config ? NULL : stdout,
-                .record = &record,
-                .plan_from_cli = config->plan_from_cli,
                 .create_mounts = config->create_mounts,
                 /* the option, or a file's CreateMounts= */
                 .create_mounts_by = o->cli.set & 1u << setting_index(setting_by_key("CreateMounts")) ? "--create-mounts"
                                                                                                   : "CreateMounts=yes",
         };
+        struct job_sink to = { .text = o->check_config ? NULL : stdout };
+        struct job_result out = {};
         struct tty_progress progress = { .f = stderr, .start_ns = now_ns() };
         _cleanup_(fclosep) FILE *members = NULL;
         _cleanup_(freep) char *json = NULL;
@@ -103,30 +102,30 @@ static int run_once(const struct fill_options *o, int rootfd, bool host, const s
                 if (!members)
                         return log_error_errno(-errno, "Out of memory"), EXIT_FAIL;
                 json_writer_init_members(&w, members);
-                j.json = &w;
-                j.report = NULL;
+                to.json = &w;
+                to.text = NULL;
         }
 
-        if (config->plan_from_cli && !j.json) {
-                if (j.report && log_get_max_level() >= LOG_INFO)
-                        fprintf(j.report, "%s\n", PLAN_FROM_CLI);
+        if (config->plan_from_cli && !to.json) {
+                if (to.text && log_get_max_level() >= LOG_INFO)
+                        fprintf(to.text, "%s\n", PLAN_FROM_CLI);
                 else
                         log_info("%s", PLAN_FROM_CLI);
         }
         /* a person at a terminal sees the pools grow; logs, the journal and an initramfs do not */
-        if (!j.dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
-                j.progress = tty_progress_update;
-                j.progress_done = tty_progress_clear;
-                j.userdata = &progress;
+        if (!dry_run && !log_to_kmsg() && log_get_max_level() >= LOG_INFO && isatty(STDERR_FILENO)) {
+                to.progress = tty_progress_update;
+                to.progress_done = tty_progress_clear;
+                to.userdata = &progress;
         }
-        ret = j.dry_run ? job_dry_run(&j, config) : fill_once(&j, o, stop);
-        if (j.json) {
+        ret = dry_run ? job_dry_run(&in, &to, &out, config) : fill_once(&in, &to, &out, o);
+        if (to.json) {
                 r = json_writer_finish(&w);
                 if (fclose(members) != 0 && r >= 0)
                         r = -ENOMEM;
                 members = NULL;
                 if (r >= 0)
-                        r = report_document(stdout, o->dry_run, ret, json, &j);
+                        r = report_document(stdout, o->dry_run, config->plan_from_cli, ret, json, &out);
                 if (r < 0) {
                         log_error_errno(r, "Cannot write the %s to standard output: %m", o->dry_run ? "plan" : "report");
                         if (ret == EXIT_OK || ret == EXIT_SHORT)
@@ -138,15 +137,15 @@ static int run_once(const struct fill_options *o, int rootfd, bool host, const s
                         log_info("The configuration is good: %zu pool%s, %zu reservation%s planned on this machine",
                                  config->n_pools, plural(config->n_pools), config->n_reserves,
                                  plural(config->n_reserves));
-                fill_record_done(&record);
+                fill_record_done(&out.record);
                 return ret;
         }
         /* in an initramfs the report on the console scrolls away: the kernel log keeps it */
-        if (log_to_kmsg() && *j.summary)
-                log_info("%s", j.summary);
+        if (log_to_kmsg() && *out.summary)
+                log_info("%s", out.summary);
         if (!o->dry_run && ret != EXIT_USAGE)
                 metrics_after_fill(rootfd, config->metrics_file);
-        fill_record_done(&record);
+        fill_record_done(&out.record);
         return ret;
 }
 
@@ -158,16 +157,16 @@ static int run_once(const struct fill_options *o, int rootfd, bool host, const s
  * said there, once; one refused is planned again to say why, its errors alone (a host that
  * changed meanwhile and lets it pass goes on). */
 static bool plan_refused(int rootfd, bool host, const struct config *c, struct stop *stop) {
-        struct job j = { .rootfd = rootfd, .host = host, .dry_run = true, .stop = stop,
-                         .kind = c->plan_from_cli ? STATE_FILL_ONCE : STATE_FILL_CONFIG, .plan_from_cli = c->plan_from_cli,
-                         .create_mounts = c->create_mounts && host, .mount_table_only = true };
+        struct job_params in = { .rootfd = rootfd, .host = host, .stop = stop,
+                                 .kind = c->plan_from_cli ? STATE_FILL_ONCE : STATE_FILL_CONFIG,
+                                 .create_mounts = c->create_mounts && host, .mount_table_only = true };
         int level = log_get_max_level(), ret;
 
         log_set_max_level(-1); /* below LOG_EMERG: nothing */
-        ret = job_dry_run(&j, c);
+        ret = job_dry_run(&in, NULL, NULL, c);
         if (ret == EXIT_USAGE) {
                 log_set_max_level(MIN(level, LOG_ERR));
-                ret = job_dry_run(&j, c);
+                ret = job_dry_run(&in, NULL, NULL, c);
         }
         log_set_max_level(level);
         return ret == EXIT_USAGE;
@@ -236,7 +235,7 @@ int fill_cmd_run(const struct fill_options *o, struct stop *stop) {
             (config.plan_from_cli || !state_has_claims(rootfd))) {
                 log_info("No pools configured in %s, nothing to do", fill_options_sources(o, sources, sizeof(sources)));
                 ret = EXIT_OK;
-                if (o->json && report_document(stdout, o->dry_run, ret, NULL, &(struct job) { .plan_from_cli = config.plan_from_cli }) < 0)
+                if (o->json && report_document(stdout, o->dry_run, config.plan_from_cli, ret, NULL, NULL) < 0)
                         ret = EXIT_FAIL;
                 goto out;
         }

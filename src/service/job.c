@@ -19,7 +19,6 @@
 #include "plan/report.h"
 #include "plan/report_json.h"
 #include "service/caps.h"
-#include "service/job.h"
 #include "service/job_checks.h"
 #include "service/job_plan.h"
 #include "service/job_report.h"
@@ -42,17 +41,17 @@ static int run(struct job *j, struct session *s, const struct plan *p, struct re
         struct pool_writer writer = state_change_writer(&s->st);
         struct progress progress = {};
         struct fill_shared shared = {
-                .rootfd = j->rootfd,
+                .rootfd = j->in->rootfd,
                 .t = t,
                 .writer = &writer,
                 .pin = pin_is_useful(t),
-                .global_writes = j->host && t->numa && topology_memory_nodes(t) == 1,
-                .stop = j->stop,
+                .global_writes = j->in->host && t->numa && topology_memory_nodes(t) == 1,
+                .stop = j->in->stop,
                 .step_bytes = SYSFS_STEP_BYTES,
                 .hvo = &caps->hvo, /* read a moment ago, before the plan */
                 .drop_caches = p->drop_caches,
                 /* progress to report: the daemon's STATUS=, debug lines */
-                .tick = j->progress || log_get_max_level() >= LOG_DEBUG ? job_tick_progress : NULL,
+                .tick = j->to->progress || log_get_max_level() >= LOG_DEBUG ? job_tick_progress : NULL,
                 .tick_ms = JOB_TICK_MS,
                 .tick_data = &progress,
         };
@@ -66,7 +65,7 @@ static int run(struct job *j, struct session *s, const struct plan *p, struct re
         if (!runs || !after || !surplus_after || !shorts)
                 return log_error_errno(-ENOMEM, "Out of memory");
         tally.shorts = shorts;
-        progress = (struct progress) { .job = j, .runs = runs, .n = p->n_pools };
+        progress = (struct progress) { .to = j->to, .runs = runs, .n = p->n_pools };
         for (size_t i = 0; i < ELEMENTSOF(progress.logged); i++)
                 progress.logged[i] = UINT64_MAX; /* the first tick of a pool says where it is */
 
@@ -76,22 +75,22 @@ static int run(struct job *j, struct session *s, const struct plan *p, struct re
                           fill_mode_to_string(p->pools[i].method), p->pools[i].method_reason);
         }
         r = fill_execute_plan(&shared, p, runs);
-        if (j->progress_done)
-                j->progress_done(j->userdata);
+        if (j->to->progress_done)
+                j->to->progress_done(j->to->userdata);
         if (r < 0)
                 log_error_errno(r, "Cannot run the fill: %m");
 
-        if (j->json) {
-                json_key(j->json, "pools");
-                json_begin_array(j->json);
+        if (j->to->json) {
+                json_key(j->to->json, "pools");
+                json_begin_array(j->to->json);
         }
         for (size_t i = 0; i < p->n_pools; i++)
                 job_report_outcome(j, t, &runs[i], p->min_percent, after, surplus_after, &tally);
-        if (j->json) {
-                json_end_array(j->json);
-                report_kernel_json(j->json, caps);
-                json_key(j->json, "reservations");
-                json_begin_array(j->json);
+        if (j->to->json) {
+                json_end_array(j->to->json);
+                report_kernel_json(j->to->json, caps);
+                json_key(j->to->json, "reservations");
+                json_begin_array(j->to->json);
         }
         job_report_measured(j, p, runs, caps);
         job_advise(j, shorts, tally.n_shorts, tally.n_shorts ? kernel_boot_alloc_threads(caps) : 0);
@@ -99,49 +98,52 @@ static int run(struct job *j, struct session *s, const struct plan *p, struct re
         if (p->n_reserves > 0 && r < 0) {
                 log_error("%zu reservation%s not made: the fill could not run", p->n_reserves, plural(p->n_reserves));
                 tally.failed = true;
-        } else if (p->n_reserves > 0 && !stop_requested(j->stop)) {
+        } else if (p->n_reserves > 0 && !stop_requested(j->in->stop)) {
                 /* its errors are the reservations' own, reported with them */
                 (void) caps_effective_set(CAPS_RESERVE, true);
                 (void) reserve_execute(&shared, p, reserves);
                 (void) caps_effective_set(CAPS_RESERVE, false);
-                if (j->progress_done)
-                        j->progress_done(j->userdata);
+                if (j->to->progress_done)
+                        j->to->progress_done(j->to->userdata);
                 job_report_reserves(j, reserves, p->n_reserves, &tally.failed, &tally.short_);
         }
-        if (j->json)
-                json_end_array(j->json);
-        tally.interrupted |= stop_requested(j->stop);
+        if (j->to->json)
+                json_end_array(j->to->json);
+        tally.interrupted |= stop_requested(j->in->stop);
         job_report_flush(j);
         if (tally.interrupted)
                 log_error("Interrupted by signal %d (%s); pages already added stay in the pools",
-                          atomic_load(&j->stop->signo), strsignal(atomic_load(&j->stop->signo)));
+                          atomic_load(&j->in->stop->signo), strsignal(atomic_load(&j->in->stop->signo)));
         fill_runs_done(runs, p->n_pools);
         return r < 0 || tally.failed || tally.interrupted ? EXIT_FAIL : tally.short_ ? EXIT_SHORT : EXIT_OK;
 }
 
-static void reset(struct job *j) {
-        j->ran = false;
-        j->skips_said = 0;
-        j->summary[0] = j->refused[0] = j->advice_cmdline[0] = j->advice_initramfs[0] = j->advice_cma[0] = 0;
+/* One run of a job, its result's lines cleared (its record is added to as it is) */
+static struct job job_start(const struct job_params *in, const struct job_sink *to, struct job_result *out,
+                            bool dry_run) {
+        static const struct job_sink none = {};
+
+        out->summary[0] = out->refused[0] = out->advice_cmdline[0] = out->advice_initramfs[0] = 0;
+        return (struct job) { .in = in, .to = to ? to : &none, .out = out, .dry_run = dry_run };
 }
 
 /* A plan refused: said, kept for whoever asked (the daemon's control socket) */
 static int refused(struct job *j, int r, const struct error *e) {
         log_error_errno(r, "%s", e->msg);
-        (void) snprintf(j->refused, sizeof(j->refused), "%.*s", (int) sizeof(j->refused) - 1, e->msg);
+        (void) snprintf(j->out->refused, sizeof(j->out->refused), "%.*s", (int) sizeof(j->out->refused) - 1, e->msg);
         return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
 }
 
 static void show_plan(struct job *j, const struct plan *p, const struct kernel_features *caps) {
         char kernel[160];
 
-        if (j->json) {
-                report_plan_json(j->json, p);
-                report_kernel_json(j->json, caps);
-        } else if (j->report && log_get_max_level() >= LOG_INFO) {
-                report_plan(j->report, p);
+        if (j->to->json) {
+                report_plan_json(j->to->json, p);
+                report_kernel_json(j->to->json, caps);
+        } else if (j->to->text && log_get_max_level() >= LOG_INFO) {
+                report_plan(j->to->text, p);
                 kernel_features_describe(kernel, sizeof(kernel), caps);
-                fprintf(j->report, "Kernel: %s\n", kernel);
+                fprintf(j->to->text, "Kernel: %s\n", kernel);
         }
 }
 
@@ -154,7 +156,8 @@ static void say_uncounted(const struct topology *t, const struct plan *p) {
                             topology_nodes_mem(t) >> 20, shown_root(), t->machine_mem >> 20, topology_uncounted(t) >> 20);
 }
 
-int job_dry_run(struct job *j, const struct config *c) {
+int job_dry_run(const struct job_params *in, const struct job_sink *to, struct job_result *out,
+                const struct config *c) {
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct reserve_run *reserves = NULL;
         struct config with_claims = *c;
@@ -163,21 +166,22 @@ int job_dry_run(struct job *j, const struct config *c) {
         struct state s = {};
         struct plan p = {};
         struct error e = {};
+        struct job_result unwanted = {};
+        struct job job = job_start(in, to, out ? out : &unwanted, true), *j = &job;
         int r, ret = EXIT_FAIL;
 
-        reset(j);
-        r = topology_read(j->rootfd, &t, &e);
+        r = topology_read(in->rootfd, &t, &e);
         if (r < 0) {
                 log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
                 return EXIT_FAIL;
         }
         /* the claims there are now, as a fill would plan them; a state that cannot be read, none */
-        if (j->kind == STATE_FILL_CONFIG && state_store_read(j->rootfd, &s, &e) < 0)
+        if (in->kind == STATE_FILL_CONFIG && state_store_read(in->rootfd, &s, &e) < 0)
                 log_warning("Cannot read the claims: %s; planned without them", e.msg);
-        if (j->kind == STATE_FILL_CONFIG && job_plan_config(c, &s, &t, NULL, &with_claims) < 0)
+        if (in->kind == STATE_FILL_CONFIG && job_plan_config(c, &s, &t, NULL, &with_claims) < 0)
                 goto out;
-        kernel_features_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
-        if (job_read_counts(j->rootfd, &t, &counts) < 0)
+        kernel_features_read(in->rootfd, in->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
+        if (job_read_counts(in->rootfd, &t, &counts) < 0)
                 goto out;
         r = plan_build(&t, counts, &with_claims, &caps, &p, &e);
         if (r < 0) {
@@ -211,9 +215,9 @@ out:
 static int owner_of(struct job *j, struct session *s) {
         char name[STATE_OWNER_MAX];
 
-        if (j->kind == STATE_FILL_CLAIM)
-                return state_owner_find(&s->st.s, state_claim_owner(name, j->claim));
-        return state_owner_get(&s->st.s, j->kind == STATE_FILL_ONCE ? "once" : "config");
+        if (j->in->kind == STATE_FILL_CLAIM)
+                return state_owner_find(&s->st.s, state_claim_owner(name, j->in->claim));
+        return state_owner_get(&s->st.s, j->in->kind == STATE_FILL_ONCE ? "once" : "config");
 }
 
 /* The reservations the fill makes, in the state before: give-back removes those, and no other
@@ -264,9 +268,7 @@ static int fill_owned(struct job *j, struct session *s, const struct job_plan *j
                 return EXIT_FAIL;
         }
         ret = run(j, s, &jp->plan, reserves, caps);
-        j->ran = ret == EXIT_OK || ret == EXIT_SHORT;
-        if (j->record)
-                j->record->elapsed_ns = now_ns() - start;
+        j->out->record.elapsed_ns = now_ns() - start;
         (void) record_reserves(s, &jp->plan, reserves, true);
         r = state_change_settle(&s->st);
         if (r < 0 && ret != EXIT_FAIL)
@@ -274,16 +276,17 @@ static int fill_owned(struct job *j, struct session *s, const struct job_plan *j
         return ret;
 }
 
-int job_fill(struct job *j, struct session *s, const struct config *c) {
+int job_fill(const struct job_params *in, const struct job_sink *to, struct job_result *out, struct session *s,
+             const struct config *c) {
         _cleanup_(freep) struct pool_counts *counts = NULL;
         _cleanup_(freep) struct reserve_run *reserves = NULL;
         struct config with_claims = *c;
         struct kernel_features caps = {};
         struct job_plan jp = {};
         struct error e = {};
+        struct job job = job_start(in, to, out, false), *j = &job;
         int owner, r, ret = EXIT_FAIL;
 
-        reset(j);
         if (s->t.n_page_sizes == 0) {
                 log_error("This kernel offers no huge pages (no /sys/kernel/mm/hugepages; CONFIG_HUGETLBFS off?)");
                 return EXIT_FAIL;
@@ -291,13 +294,13 @@ int job_fill(struct job *j, struct session *s, const struct config *c) {
         owner = owner_of(j, s);
         if (owner < 0)
                 return log_error_errno(owner, "Cannot record whose pages the fill adds: %m"), EXIT_FAIL;
-        if (j->kind != STATE_FILL_ONCE &&
-            job_plan_config(c, &s->st.s, &s->t, j->kind == STATE_FILL_CLAIM ? j->claim : NULL, &with_claims) < 0)
+        if (in->kind != STATE_FILL_ONCE &&
+            job_plan_config(c, &s->st.s, &s->t, in->kind == STATE_FILL_CLAIM ? in->claim : NULL, &with_claims) < 0)
                 return log_error_errno(-ENOMEM, "Out of memory"), EXIT_FAIL;
-        kernel_features_read(j->rootfd, j->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
-        if (job_read_counts(j->rootfd, &s->t, &counts) < 0)
+        kernel_features_read(in->rootfd, in->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
+        if (job_read_counts(in->rootfd, &s->t, &counts) < 0)
                 goto out;
-        r = job_plan_build(&s->st, counts, &with_claims, &caps, j->kind, (size_t) owner, &jp, &e);
+        r = job_plan_build(&s->st, counts, &with_claims, &caps, in->kind, (size_t) owner, &jp, &e);
         if (r < 0) {
                 ret = refused(j, r, &e);
                 goto out;
@@ -309,7 +312,7 @@ int job_fill(struct job *j, struct session *s, const struct config *c) {
         }
         /* With nothing to move this still reports, so the admin sees each pool is at target. */
         ret = job_check(j, &s->t, counts, &jp.plan, reserves);
-        if (ret == EXIT_OK && j->kind == STATE_FILL_CONFIG)
+        if (ret == EXIT_OK && in->kind == STATE_FILL_CONFIG)
                 job_record_claims(j, &s->t, c);
         if (ret == EXIT_OK) {
                 say_uncounted(&s->t, &jp.plan);
@@ -321,10 +324,10 @@ out:
         /* a plan refused changes nothing, not even the wants it set; it is the last fill (exit 2)
          * where that is asked (a daemon's start, --once), not where a fill stands (a reload) */
         s->discard = ret == EXIT_USAGE;
-        if (ret == EXIT_USAGE && j->record && j->record_refused && state_store_revert(&s->st) >= 0)
+        if (ret == EXIT_USAGE && in->record_refused && state_store_revert(&s->st) >= 0)
                 s->discard = false;
-        if (j->record && !s->discard)
-                metrics_record_into(j->rootfd, &s->st.s, j->record, ret, j->summary, j->advice_cmdline);
+        if (!s->discard)
+                metrics_record_into(in->rootfd, &s->st.s, &out->record, ret, out->summary, out->advice_cmdline);
         job_report_flush(j);
         if (j->report_error && (ret == EXIT_OK || ret == EXIT_SHORT))
                 ret = EXIT_FAIL;

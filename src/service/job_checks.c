@@ -159,7 +159,7 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
 
         if (p->n_reserves == 0)
                 return EXIT_OK;
-        r = reserve_locate(j->rootfd, j->host && !j->mount_table_only, p, reserves);
+        r = reserve_locate(j->in->rootfd, j->in->host && !j->in->mount_table_only, p, reserves);
         if (r > 0) {
                 int ret = EXIT_OK;
 
@@ -169,26 +169,23 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                         if (!error)
                                 continue;
                         /* the run would mount one first (main.c); its pages are checked below */
-                        if (error == -ENOENT && j->dry_run && j->create_mounts) {
+                        if (error == -ENOENT && j->dry_run && j->in->create_mounts) {
                                 char place[64];
 
                                 hugetlbfs_mount_place(p->reserves[i].pool.page_size,
-                                                      hugetlbfs_default_page_size(j->rootfd), place, sizeof(place));
+                                                      hugetlbfs_default_page_size(j->in->rootfd), place, sizeof(place));
                                 log_info("%s: no hugetlbfs mount for its pages yet: %s mounts one at /%s",
                                          p->reserves[i].pool.origin,
-                                         j->create_mounts_by ? j->create_mounts_by : "CreateMounts=yes", place);
+                                         j->in->create_mounts_by ? j->in->create_mounts_by : "CreateMounts=yes", place);
                                 continue;
                         }
                         /* No hugetlbfs mount for its size is the configuration's: nothing starts
                          * (exit 2). A mount or directory refused (others control it, not what the
                          * mount table said), or an owner unknown here: that reservation alone is
                          * skipped, the fill goes on and exits 1. */
-                        if (error != -ENOENT && !j->strict) {
-                                if (i >= 64 || !(j->skips_said & UINT64_C(1) << i))
-                                        log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
-                                                  reserves[i].error_what);
-                                if (i < 64)
-                                        j->skips_said |= UINT64_C(1) << i;
+                        if (error != -ENOENT && !j->in->strict) {
+                                log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
+                                          reserves[i].error_what);
                                 continue;
                         }
                         /* --check-config: what a fill would skip is not a good configuration */
@@ -216,7 +213,7 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                 log_error_errno(-ENOMEM, "Out of memory");
                 return EXIT_FAIL;
         }
-        if (read_all_resv(j->rootfd, t, resv) < 0)
+        if (read_all_resv(j->in->rootfd, t, resv) < 0)
                 return EXIT_FAIL;
         r = plan_check_reserves(t, counts, p, kept, resv, &e);
         if (r < 0) {
@@ -232,7 +229,7 @@ int job_check(struct job *j, const struct topology *t, const struct pool_counts 
 
         if (ret != EXIT_OK)
                 return ret;
-        if (check_mems_allowed(j->rootfd, j->host, t, p) < 0)
+        if (check_mems_allowed(j->in->rootfd, j->in->host, t, p) < 0)
                 return EXIT_USAGE;
-        return check_writable(j->rootfd, t, p) < 0 ? EXIT_FAIL : EXIT_OK;
+        return check_writable(j->in->rootfd, t, p) < 0 ? EXIT_FAIL : EXIT_OK;
 }

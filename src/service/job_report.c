@@ -8,7 +8,7 @@
 #include "util/clock.h"
 #include "fill/fill.h"
 #include "fill/fill_auto.h"
-#include "service/job.h"
+#include "service/job_run.h"
 #include "service/job_checks.h"
 #include "kernel/kernel_features.h"
 #include "util/log.h"
@@ -30,14 +30,14 @@
 
 /* The report's pool lines, joined: the daemon's last STATUS= and `hpfilld status`. */
 void job_summary_add(struct job *j, const char *line) {
-        size_t n = strlen(j->summary);
+        size_t n = strlen(j->out->summary);
 
-        if (n && n + 2 < sizeof(j->summary)) {
-                memcpy(j->summary + n, "; ", 3);
+        if (n && n + 2 < sizeof(j->out->summary)) {
+                memcpy(j->out->summary + n, "; ", 3);
                 n += 2;
         }
         /* STATUS= and the record take it: one line, whatever a path in it holds */
-        escape_controls(j->summary + n, sizeof(j->summary) - n, line);
+        escape_controls(j->out->summary + n, sizeof(j->out->summary) - n, line);
 }
 
 
@@ -61,8 +61,8 @@ void job_tick_progress(void *userdata) {
                 log_debug("%s pool: %" PRIu64 " of %" PRIu64 " page%s added so far", page_size_name(pp->page_size, name),
                           st.pools[i].added, st.pools[i].wanted, plural(st.pools[i].wanted));
         }
-        if (p->job->progress)
-                p->job->progress(&st, p->job->userdata);
+        if (p->to->progress)
+                p->to->progress(&st, p->to->userdata);
 }
 
 void job_record_claims(struct job *j, const struct topology *t, const struct config *c) {
@@ -70,8 +70,6 @@ void job_record_claims(struct job *j, const struct topology *t, const struct con
         _cleanup_(freep) bool *named = calloc(t->n_nodes + 1, sizeof(*named));
         int r = 0;
 
-        if (!j->record)
-                return;
         if (!pages || !named)
                 r = -ENOMEM;
         for (size_t i = 0; r >= 0 && i < c->n_claims; i++) {
@@ -82,7 +80,7 @@ void job_record_claims(struct job *j, const struct topology *t, const struct con
                         continue;
                 for (size_t k = 0; r >= 0 && k < t->n_nodes; k++)
                         if (named[k])
-                                r = fill_record_add_claim(j->record, c->claims[i].name, c->claims[i].page_size,
+                                r = fill_record_add_claim(&j->out->record, c->claims[i].name, c->claims[i].page_size,
                                                           t->nodes[k].id, pages[k], c->claims[i].file);
         }
         if (r == -ENOMEM)
@@ -93,11 +91,9 @@ void job_record_claims(struct job *j, const struct topology *t, const struct con
 static void record_pool(struct job *j, const struct plan_pool *pp, const struct pool_run *run, bool met) {
         int r = 0;
 
-        if (!j->record)
-                return;
-        r = fill_record_add_size(j->record, pp->page_size, run->elapsed_ns, run->sysfs.rounds, met);
+        r = fill_record_add_size(&j->out->record, pp->page_size, run->elapsed_ns, run->sysfs.rounds, met);
         for (size_t k = 0; r >= 0 && k < pp->n_nodes; k++)
-                r = fill_record_add_target(j->record, pp->page_size, pp->nodes[k].node, pp->nodes[k].target);
+                r = fill_record_add_target(&j->out->record, pp->page_size, pp->nodes[k].node, pp->nodes[k].target);
         if (r < 0)
                 log_warning_errno(r, "Cannot record the fill for the metrics: %m, ignoring");
 }
@@ -108,13 +104,11 @@ static void record_reserve(struct job *j, const struct reserve_run *rr) {
         char nodes[128] = "";
         int r;
 
-        if (!j->record)
-                return;
         /* the nodes its pages were asked on, for `hpfilld status` */
         for (size_t k = 0, n = 0; k < pp->n_nodes && n + 12 < sizeof(nodes); k++)
                 if (pp->nodes[k].target > 0)
                         n += (size_t) snprintf(nodes + n, sizeof(nodes) - n, "%s%u", n ? "," : "", pp->nodes[k].node);
-        r = fill_record_add_reserve(j->record, rr->plan->name, pp->page_size, ready ? pp->target_total : 0,
+        r = fill_record_add_reserve(&j->out->record, rr->plan->name, pp->page_size, ready ? pp->target_total : 0,
                                     pp->target_total, ready ? MR_READY : rr->error ? MR_FAILED : MR_SHORT, nodes,
                                     rr->path);
         if (r < 0)
@@ -182,13 +176,13 @@ void job_report_reserves(struct job *j, const struct reserve_run *runs, size_t n
                                 (void) snprintf(line + k, sizeof(line) - (size_t) k, " at %s", r->path);
                 }
                 job_summary_add(j, line);
-                if (j->json)
-                        reserve_json(j->json, r);
-                else if (j->report && log_get_max_level() >= LOG_INFO) {
+                if (j->to->json)
+                        reserve_json(j->to->json, r);
+                else if (j->to->text && log_get_max_level() >= LOG_INFO) {
                         char shown[sizeof(line)];
 
                         escape_controls(shown, sizeof(shown), line);
-                        fprintf(j->report, "%s\n", shown);
+                        fprintf(j->to->text, "%s\n", shown);
                 }
                 record_reserve(j, r);
                 *failed |= r->error != 0;
@@ -200,33 +194,35 @@ void job_report_reserves(struct job *j, const struct reserve_run *runs, size_t n
  * report; the kernel command line and the initramfs form are kept for `hpfilld status` too
  * (the CMA area for gigantic pages is said in the report only). */
 void job_advise(struct job *j, const struct plan_pool *const *shorts, size_t n, unsigned alloc_threads) {
-        advise_boot(j->advice_cmdline, sizeof(j->advice_cmdline), j->advice_initramfs, sizeof(j->advice_initramfs),
-                    shorts, n, alloc_threads);
-        advise_cma(j->advice_cma, sizeof(j->advice_cma), shorts, n);
+        char cma[256]; /* for short gigantic pages, the hugetlb_cma= that keeps them allocatable */
+
+        advise_boot(j->out->advice_cmdline, sizeof(j->out->advice_cmdline), j->out->advice_initramfs,
+                    sizeof(j->out->advice_initramfs), shorts, n, alloc_threads);
+        advise_cma(cma, sizeof(cma), shorts, n);
         if (n == 0)
                 return;
-        if (j->report && log_get_max_level() >= LOG_INFO) {
-                fprintf(j->report,
+        if (j->to->text && log_get_max_level() >= LOG_INFO) {
+                fprintf(j->to->text,
                         "To have these pages at the next boot, add to the kernel command line:\n  %s\n"
                         "or let hpfilld fill them from the initramfs:\n  %s\n",
-                        j->advice_cmdline, j->advice_initramfs);
-                if (j->advice_cmdline[0] && j->advice_cma[0])
-                        fprintf(j->report,
+                        j->out->advice_cmdline, j->out->advice_initramfs);
+                if (j->out->advice_cmdline[0] && cma[0])
+                        fprintf(j->to->text,
                                 "or keep a CMA area for the gigantic pages, which hpfilld can then fill at any time\n"
                                 "(movable allocations use it until then; see \"Gigantic pages\" in hpfilld(8)):\n  %s\n",
-                                j->advice_cma);
+                                cma);
         } else
-                log_notice("Next boot: %s (or from the initramfs: %s%s%s)", j->advice_cmdline, j->advice_initramfs,
-                           j->advice_cma[0] ? "; or a CMA area for gigantic pages: " : "", j->advice_cma);
+                log_notice("Next boot: %s (or from the initramfs: %s%s%s)", j->out->advice_cmdline,
+                           j->out->advice_initramfs, cma[0] ? "; or a CMA area for gigantic pages: " : "", cma);
 }
 
 /* SIGPIPE is ignored (stop_block_signals()): a closed stdout fails the report and makes the
  * run's exit status 1, and nothing else; the fill goes on and puts back what it changed. */
 void job_report_flush(struct job *j) {
-        if (!j->report || j->report_error)
+        if (!j->to->text || j->report_error)
                 return;
         errno = 0;
-        if (fflush(j->report) != 0 || ferror(j->report))
+        if (fflush(j->to->text) != 0 || ferror(j->to->text))
                 j->report_error = log_error_errno(errno ?: EIO, "Cannot write the report to standard output: %m");
 }
 
@@ -257,8 +253,8 @@ void job_report_measured(struct job *j, const struct plan *p, const struct pool_
         (void) snprintf(kernel, sizeof(kernel), "Measured on ");
         kernel_features_describe(kernel + strlen(kernel), sizeof(kernel) - strlen(kernel), &seen);
         job_summary_add(j, kernel);
-        if (j->report && log_get_max_level() >= LOG_INFO)
-                fprintf(j->report, "%s\n", kernel);
+        if (j->to->text && log_get_max_level() >= LOG_INFO)
+                fprintf(j->to->text, "%s\n", kernel);
 }
 
 
@@ -285,7 +281,7 @@ void job_report_outcome(struct job *j, const struct topology *t, const struct po
         for (size_t k = 0; k < pp->n_nodes; k++) {
                 struct pool_counts pc;
 
-                if (pool_read_counts(j->rootfd, t, pp->nodes[k].node, pp->page_size, &pc) >= 0) {
+                if (pool_read_counts(j->in->rootfd, t, pp->nodes[k].node, pp->page_size, &pc) >= 0) {
                         after[k] = pool_counts_persistent(&pc);
                         surplus_after[k] = pc.surplus;
                 } else {
@@ -295,10 +291,10 @@ void job_report_outcome(struct job *j, const struct topology *t, const struct po
         }
         report_pool_line(line, sizeof(line), pp, &o);
         job_summary_add(j, line);
-        if (j->json)
-                report_pool_json(j->json, pp, &o, plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent));
-        else if (j->report && log_get_max_level() >= LOG_INFO)
-                report_pool(j->report, pp, &o);
+        if (j->to->json)
+                report_pool_json(j->to->json, pp, &o, plan_pool_met(pp, plan_pool_obtained(pp, after), min_percent));
+        else if (j->to->text && log_get_max_level() >= LOG_INFO)
+                report_pool(j->to->text, pp, &o);
         tally->failed |= run->error != 0;
         tally->interrupted |= run->interrupted;
         if (plan_pool_obtained(pp, after) < pp->target_total && !run->interrupted && !run->error)

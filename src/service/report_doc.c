@@ -4,19 +4,20 @@
 #include "service/report_doc.h"
 #include "util/json.h"
 
-static void next_boot(struct json_writer *w, const struct job *j) {
+static void next_boot(struct json_writer *w, const struct job_result *res) {
         json_key(w, "next_boot");
-        if (!*j->advice_cmdline) {
+        if (!res || !*res->advice_cmdline) {
                 json_null(w);
                 return;
         }
         json_begin_object(w);
-        json_key(w, "cmdline"), json_string(w, j->advice_cmdline);
-        json_key(w, "initramfs"), json_string(w, j->advice_initramfs);
+        json_key(w, "cmdline"), json_string(w, res->advice_cmdline);
+        json_key(w, "initramfs"), json_string(w, res->advice_initramfs);
         json_end_object(w);
 }
 
-int report_document(FILE *f, bool dry_run, int exit_status, const char *body, const struct job *j) {
+int report_document(FILE *f, bool dry_run, bool plan_from_cli, int exit_status, const char *body,
+                    const struct job_result *res) {
         bool empty = !body || !*body;
         struct json_writer w;
 
@@ -25,7 +26,7 @@ int report_document(FILE *f, bool dry_run, int exit_status, const char *body, co
         json_key(&w, "kind"), json_string(&w, dry_run ? "plan" : "report");
         json_key(&w, "exit_status"), json_i64(&w, exit_status);
         json_key(&w, "exit_meaning"), json_string(&w, exit_status_name(exit_status));
-        json_key(&w, "plan_source"), json_string(&w, j->plan_from_cli ? "command line" : "configuration");
+        json_key(&w, "plan_source"), json_string(&w, plan_from_cli ? "command line" : "configuration");
         if (dry_run) {
                 if (empty) {
                         json_key(&w, "plan"), json_null(&w);
@@ -34,8 +35,8 @@ int report_document(FILE *f, bool dry_run, int exit_status, const char *body, co
                 json_members(&w, body);
         } else {
                 json_key(&w, "elapsed_seconds");
-                if (j->record && j->record->elapsed_ns)
-                        json_double(&w, (double) j->record->elapsed_ns / 1e9, 6);
+                if (res && res->record.elapsed_ns)
+                        json_double(&w, (double) res->record.elapsed_ns / 1e9, 6);
                 else
                         json_null(&w);
                 if (empty) {
@@ -44,7 +45,7 @@ int report_document(FILE *f, bool dry_run, int exit_status, const char *body, co
                         json_key(&w, "reservations"), json_begin_array(&w), json_end_array(&w);
                 }
                 json_members(&w, body);
-                next_boot(&w, j);
+                next_boot(&w, res);
         }
         json_end_object(&w);
         return json_writer_finish(&w);

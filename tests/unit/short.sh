@@ -40,7 +40,9 @@ grep -qE "^Last fill: .*, exit status 3$" "$work/out" || bad "status: no 'exit s
 has "$work/out" "  exit status 3: a pool came back short of its minimum (MinPercent=, --min)"
 has "$work/out" "  hugepagesz=1G hugepages=0:4"
 grep -qE "^1G +node0 +4 +2 +2\.00 " "$work/out" || bad "status: not 2 of 4 1G pages on node0: $(cat "$work/out")"
-echo "ok: status after it: exit status 3 recorded, the advice kept"
+# the fill's summary (its report's pool lines), as the record keeps it
+grep -qE "^  1G pool: 2/4 pages on 1 node in [0-9.]+ m?s " "$work/out" || bad "status: no summary of the fill: $(cat "$work/out")"
+echo "ok: status after it: exit status 3 recorded, the summary and the advice kept"
 
 # the same with --min 50: 2 of 4 is enough, exit 0, the pool still said short and advised
 fake_machine "$work/m" 2 8192
