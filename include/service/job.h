@@ -75,6 +75,7 @@ struct job_result {
         char refused[1024]; /* why the plan was refused (EXIT_USAGE), as logged */
         char advice_cmdline[1024];   /* for short pools, the boot parameters that get them */
         char advice_initramfs[1024]; /* the same as hpfilld.pool= words */
+        uint64_t elapsed_ns; /* the fill's, from its first change recorded to its last read-back; 0: none */
         /* a fill's targets, timings, reservations, for the metrics: job_fill() moves it into the
          * state where the state keeps the fill; what is left, the caller's to fill_record_done() */
         struct fill_record record;

@@ -268,7 +268,7 @@ static int fill_owned(struct job *j, struct session *s, const struct job_plan *j
                 return EXIT_FAIL;
         }
         ret = run(j, s, &jp->plan, reserves, caps);
-        j->out->record.elapsed_ns = now_ns() - start;
+        j->out->elapsed_ns = j->out->record.elapsed_ns = now_ns() - start;
         (void) record_reserves(s, &jp->plan, reserves, true);
         r = state_change_settle(&s->st);
         if (r < 0 && ret != EXIT_FAIL)

@@ -35,8 +35,8 @@ int report_document(FILE *f, bool dry_run, bool plan_from_cli, int exit_status, 
                 json_members(&w, body);
         } else {
                 json_key(&w, "elapsed_seconds");
-                if (res && res->record.elapsed_ns)
-                        json_double(&w, (double) res->record.elapsed_ns / 1e9, 6);
+                if (res && res->elapsed_ns)
+                        json_double(&w, (double) res->elapsed_ns / 1e9, 6);
                 else
                         json_null(&w);
                 if (empty) {

@@ -40,6 +40,10 @@ json() {
 
 json plan --dry-run --json --pool 2M:1G --pool 1G:node0=1
 json report --once --json --pool 2M:1G
+# a fill took some time, and says how long (the record it was taken from has gone to the state by then)
+"$HPFILLD" --once --json --pool 2M:1G --root "$root" >"$work/out" 2>"$work/err" || true
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["elapsed_seconds"] or 0) > 0)' "$work/out" ||
+        bad "--once --json: elapsed_seconds is not a time: $(grep -o '"elapsed_seconds": [^,]*' "$work/out")"
 json status status --json
 # the bench on a machine of its own (the pools above are full, node1 at what it grants)
 root=$work/b
