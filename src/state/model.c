@@ -8,10 +8,6 @@
 #include "state/model.h"
 #include "util/macro.h"
 
-static void *grow_array(void *array, size_t n, size_t size) {
-        return realloc(array, (n + 1) * size);
-}
-
 void state_intent_done(struct state_intent *in) {
         free(in->parts);
         in->parts = NULL;
@@ -71,14 +67,12 @@ int state_owner_get(struct state *s, const char *name) {
         kind = state_owner_kind(name);
         if (kind < 0)
                 return kind;
-        o = grow_array(s->owners, s->n_owners, sizeof(*o));
+        o = GROW(s->owners, s->n_owners);
         if (!o)
                 return -ENOMEM;
-        s->owners = o;
-        o = &s->owners[s->n_owners];
         *o = (struct state_owner) { .kind = (enum owner_kind) kind, .seq = ++s->next_seq };
         memcpy(o->name, name, strlen(name) + 1);
-        return (int) s->n_owners++;
+        return (int) s->n_owners - 1;
 }
 
 int state_pool_find(const struct state *s, uint64_t page_size, unsigned node) {
@@ -94,12 +88,11 @@ int state_pool_get(struct state *s, uint64_t page_size, unsigned node, uint64_t 
 
         if (i >= 0)
                 return i;
-        p = grow_array(s->pools, s->n_pools, sizeof(*p));
+        p = GROW(s->pools, s->n_pools);
         if (!p)
                 return -ENOMEM;
-        s->pools = p;
-        s->pools[s->n_pools] = (struct state_pool) { .page_size = page_size, .node = node, .last = persistent };
-        return (int) s->n_pools++;
+        *p = (struct state_pool) { .page_size = page_size, .node = node, .last = persistent };
+        return (int) s->n_pools - 1;
 }
 
 struct state_share *state_share(struct state *s, size_t pool, size_t owner, bool add) {
@@ -110,12 +103,10 @@ struct state_share *state_share(struct state *s, size_t pool, size_t owner, bool
                         return &s->shares[i];
         if (!add)
                 return NULL;
-        sh = grow_array(s->shares, s->n_shares, sizeof(*sh));
-        if (!sh)
-                return NULL;
-        s->shares = sh;
-        s->shares[s->n_shares] = (struct state_share) { .pool = pool, .owner = owner };
-        return &s->shares[s->n_shares++];
+        sh = GROW(s->shares, s->n_shares);
+        if (sh)
+                *sh = (struct state_share) { .pool = pool, .owner = owner };
+        return sh;
 }
 
 uint64_t state_held(const struct state *s, size_t pool, size_t owner) {
@@ -130,43 +121,33 @@ uint64_t state_want(const struct state *s, size_t pool, size_t owner) {
         return sh && !s->owners[owner].gone ? sh->want : 0;
 }
 
+/* Pages of @pool held (@want: wanted) by the owners of @kind (-1: by all); the gone ones hold
+ * pages but want none */
+static uint64_t sum_of(const struct state *s, size_t pool, int kind, bool want) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < s->n_shares; i++) {
+                const struct state_owner *o = &s->owners[s->shares[i].owner];
+
+                if (s->shares[i].pool == pool && (kind < 0 || (int) o->kind == kind) && !(want && o->gone))
+                        sum += want ? s->shares[i].want : s->shares[i].held;
+        }
+        return sum;
+}
+
 uint64_t state_held_total(const struct state *s, size_t pool) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < s->n_shares; i++)
-                if (s->shares[i].pool == pool)
-                        sum += s->shares[i].held;
-        return sum;
-}
-
-/* Pages of @pool held, or wanted, by owners of @kind (gone ones too for held; never for want) */
-static uint64_t held_of(const struct state *s, size_t pool, enum owner_kind kind) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < s->n_shares; i++)
-                if (s->shares[i].pool == pool && s->owners[s->shares[i].owner].kind == kind)
-                        sum += s->shares[i].held;
-        return sum;
-}
-
-static uint64_t want_of(const struct state *s, size_t pool, enum owner_kind kind) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < s->n_shares; i++)
-                if (s->shares[i].pool == pool && s->owners[s->shares[i].owner].kind == kind &&
-                    !s->owners[s->shares[i].owner].gone)
-                        sum += s->shares[i].want;
-        return sum;
+        return sum_of(s, pool, -1, false);
 }
 
 uint64_t state_pool_target(const struct state *s, size_t pool) {
-        return MAX(want_of(s, pool, OWNER_CONFIG), want_of(s, pool, OWNER_ONCE)) + want_of(s, pool, OWNER_CLAIM);
+        return MAX(sum_of(s, pool, OWNER_CONFIG, true), sum_of(s, pool, OWNER_ONCE, true)) +
+               sum_of(s, pool, OWNER_CLAIM, true);
 }
 
 /* The pages of @pool no claim (nor bench) holds: what the configuration's and the one-off runs'
  * targets count, the claims' pages being on top of them */
 static uint64_t unclaimed(const struct state *s, size_t pool, uint64_t now) {
-        uint64_t claimed = held_of(s, pool, OWNER_CLAIM) + held_of(s, pool, OWNER_BENCH);
+        uint64_t claimed = sum_of(s, pool, OWNER_CLAIM, false) + sum_of(s, pool, OWNER_BENCH, false);
 
         return now - MIN(now, claimed);
 }
@@ -228,13 +209,12 @@ int state_intent_add(struct state *s, const struct state_intent *in) {
         if (!copy.parts)
                 return -ENOMEM;
         memcpy(copy.parts, in->parts, in->n_parts * sizeof(*in->parts));
-        a = grow_array(s->intents, s->n_intents, sizeof(*a));
+        a = GROW(s->intents, s->n_intents);
         if (!a) {
                 free(copy.parts);
                 return -ENOMEM;
         }
-        s->intents = a;
-        s->intents[s->n_intents++] = copy;
+        *a = copy;
         return 0;
 }
 
@@ -271,11 +251,10 @@ static int part_add(struct state_intent *in, size_t owner, uint64_t pages) {
 
         if (pages == 0)
                 return 0;
-        p = grow_array(in->parts, in->n_parts, sizeof(*p));
+        p = GROW(in->parts, in->n_parts);
         if (!p)
                 return -ENOMEM;
-        in->parts = p;
-        in->parts[in->n_parts++] = (struct state_part) { owner, pages };
+        *p = (struct state_part) { owner, pages };
         return 0;
 }
 
@@ -510,11 +489,9 @@ int state_setting_add(struct state *s, const char *path, uint64_t found, uint64_
                 s->settings[i].set = set;
                 return 0;
         }
-        a = grow_array(s->settings, s->n_settings, sizeof(*a));
+        a = GROW(s->settings, s->n_settings);
         if (!a)
                 return -ENOMEM;
-        s->settings = a;
-        a = &s->settings[s->n_settings++];
         *a = (struct state_setting) { .found = found, .set = set };
         memcpy(a->path, path, strlen(path) + 1);
         return 0;
@@ -540,11 +517,10 @@ int state_reserve_add(struct state *s, const struct state_reserve *r) {
                 s->reserves[i] = *r;
                 return 0;
         }
-        a = grow_array(s->reserves, s->n_reserves, sizeof(*a));
+        a = GROW(s->reserves, s->n_reserves);
         if (!a)
                 return -ENOMEM;
-        s->reserves = a;
-        s->reserves[s->n_reserves++] = *r;
+        *a = *r;
         return 0;
 }
 
