@@ -25,7 +25,7 @@
 /* Far more than any state of a host: 4096 claims on 16 nodes are about 1 MiB */
 #define STATE_TEXT_MAX (8u * 1024 * 1024)
 
-_printf_(2, 3) static void note(struct state_store *st, const char *fmt, ...) {
+void state_store_note(struct state_store *st, const char *fmt, ...) {
         size_t n = strlen(st->notes);
         va_list ap;
 
@@ -86,12 +86,12 @@ static void settle(struct state_store *st) {
                 uint64_t now, moved, from = in->from, to = in->to;
 
                 if (state_store_read_pool(st, p->page_size, p->node, &now) < 0) {
-                        note(st, "%s pool of node%u: cannot be read; the change a command that ended left there is "
+                        state_store_note(st, "%s pool of node%u: cannot be read; the change a command that ended left there is "
                              "dropped", page_size_name(p->page_size, name), p->node);
                         now = from;
                 }
                 moved = state_intent_settle(&st->s, 0, now);
-                note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a command that ended "
+                state_store_note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a command that ended "
                      "before it was done: %" PRIu64 " page%s %s, counted as the owners'",
                      page_size_name(p->page_size, name), p->node, from, to, plural(to), moved, plural(moved),
                      to > from ? "added" : "given back");
@@ -105,7 +105,7 @@ static void settle(struct state_store *st) {
                 st->dirty |= now != p->last;
                 taken = state_see(&st->s, i, now);
                 if (taken > 0)
-                        note(st, "%s pool of node%u: %" PRIu64 " page%s hpfilld added left the pool since (taken by "
+                        state_store_note(st, "%s pool of node%u: %" PRIu64 " page%s hpfilld added left the pool since (taken by "
                              "another), no longer counted as hpfilld's", page_size_name(p->page_size, name), p->node,
                              taken, taken == 1 ? "" : "s");
         }
@@ -157,7 +157,7 @@ static int load(struct state_store *st) {
                 st->dirty = true;
         }
         if (r >= 0 && *boot && *st->s.boot && strcmp(boot, st->s.boot) != 0) {
-                note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages are in the pools "
+                state_store_note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages are in the pools "
                      "now, started afresh", shown_root(), st->s.boot);
                 state_done(&st->s);
         }
