@@ -43,5 +43,3 @@ int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);
 /* Who holds the lock of @fd, in words: the kernel's holder, with what it says it does where
  * the file's line is its own. */
 void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size);
-/* Parses the holder line of the lock file. */
-int hostlock_parse(const char *s, struct hostlock_holder *ret);
