@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings/parse.h"
 #include "state/model.h"
 #include "util/macro.h"
 
@@ -29,19 +30,12 @@ void state_done(struct state *s) {
 
 int state_owner_kind(const char *name) {
         static const char *const fixed[] = { [OWNER_CONFIG] = "config", [OWNER_ONCE] = "once", [OWNER_BENCH] = "bench" };
-        size_t k = strlen(STATE_CLAIM_PREFIX), n;
-        const char *claim;
+        size_t k = strlen(STATE_CLAIM_PREFIX);
 
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
                 if (strcmp(name, fixed[i]) == 0)
                         return (int) i;
-        if (strncmp(name, STATE_CLAIM_PREFIX, k) != 0)
-                return -EINVAL;
-        /* a claim's name as check_name() allows it: 1-63 of [A-Za-z0-9_.-], not starting with '.' */
-        claim = name + k;
-        n = strlen(claim);
-        if (n == 0 || n > 63 || claim[0] == '.' ||
-            strspn(claim, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
+        if (strncmp(name, STATE_CLAIM_PREFIX, k) != 0 || check_name(name + k, "claim", NULL) < 0)
                 return -EINVAL;
         return OWNER_CLAIM;
 }
