@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* RUNDIR/state: opened under the host lock, settled, saved before and after each change. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -116,25 +115,6 @@ static void settle(struct state_store *st) {
         }
 }
 
-/* What a command killed in the middle of a save left: its temp file (under the lock, no other
- * command is saving) */
-static void remove_temp_files(struct state_store *st) {
-        _cleanup_(closedirp) DIR *d = opendir_at(st->dirfd);
-        struct dirent *de;
-
-        /* ".state.PID.tmp" (replace_file_at()): those of commands that ended, under the lock */
-        while (d && (de = readdir(d))) {
-                const char *pid = de->d_name + strlen(STATE_FILE) + 2;
-                size_t digits;
-
-                if (strncmp(de->d_name, "." STATE_FILE ".", strlen(STATE_FILE) + 2) != 0)
-                        continue;
-                digits = strspn(pid, "0123456789");
-                if (digits > 0 && strcmp(pid + digits, ".tmp") == 0)
-                        (void) unlinkat(st->dirfd, de->d_name, 0);
-        }
-}
-
 /* The state on disk into st->s: none, one of another boot, or the files of an older hpfilld */
 static int load(struct state_store *st) {
         struct error e = {};
@@ -178,8 +158,9 @@ int state_store_open(int rootfd, bool host, const struct topology *t, const stru
         st.lock_fd = hostlock_take(rootfd, o->what, o->lock_timeout_s, o->stop, o->wait, &waited);
         if (o->ret_waited)
                 *o->ret_waited = waited;
+        /* what a command killed in the middle of a save left (under the lock, no other is saving) */
         if (st.lock_fd >= 0)
-                remove_temp_files(&st);
+                replace_remove_temps(st.dirfd, STATE_FILE);
         r = st.lock_fd < 0 ? st.lock_fd : load(&st);
         if (r < 0) {
                 closep(&st.lock_fd);
