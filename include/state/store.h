@@ -18,7 +18,6 @@
 
 struct state_store {
         int rootfd;
-        bool host;
         const struct topology *t;
         int dirfd;   /* RUNDIR */
         int lock_fd; /* HOSTLOCK_FILE, held while the store is open */
@@ -44,8 +43,7 @@ struct state_open_options {
  * that died left raised put back, each of its intents settled against the pool's count, every
  * pool of the state seen as it is (state_see()). Errors are said in the log; -EBADMSG for a
  * state that cannot be parsed (nothing changed: the file and the line said). */
-int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
-                     struct state_store *ret);
+int state_store_open(int rootfd, const struct topology *t, const struct state_open_options *o, struct state_store *ret);
 /* Drops what changed in memory since the state was last read or saved (a plan refused). */
 int state_store_revert(struct state_store *st);
 /* Writes the state (a temp file swapped with RUNDIR/state, not synced): before each kernel write

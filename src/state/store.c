@@ -145,9 +145,8 @@ static int load(struct state_store *st) {
         return r < 0 ? r : 0;
 }
 
-int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
-                     struct state_store *ret) {
-        struct state_store st = { .rootfd = rootfd, .host = host, .t = t, .dirfd = -1, .lock_fd = -1 };
+int state_store_open(int rootfd, const struct topology *t, const struct state_open_options *o, struct state_store *ret) {
+        struct state_store st = { .rootfd = rootfd, .t = t, .dirfd = -1, .lock_fd = -1 };
         bool waited;
         int r;
 
