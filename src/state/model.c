@@ -401,31 +401,29 @@ int state_give_back_intent(const struct state *s, size_t pool, const size_t *own
         return 0;
 }
 
-/* Owner @o removed: the indices after it move down */
+/* Whether a share or an intent names owner @o */
+static bool owner_named(const struct state *s, size_t o) {
+        for (size_t i = 0; i < s->n_shares; i++)
+                if (s->shares[i].owner == o)
+                        return true;
+        for (size_t i = 0; i < s->n_intents; i++)
+                for (size_t k = 0; k < s->intents[i].n_parts; k++)
+                        if (s->intents[i].parts[k].owner == o)
+                                return true;
+        return false;
+}
+
+/* Owner @o removed (nothing names it): the indices after it move down */
 static void owner_remove(struct state *s, size_t o) {
-        for (size_t i = 0; i < s->n_shares;) {
-                if (s->shares[i].owner == o) {
-                        s->shares[i] = s->shares[--s->n_shares];
-                        continue;
-                }
+        for (size_t i = 0; i < s->n_shares; i++)
                 if (s->shares[i].owner > o)
                         s->shares[i].owner--;
-                i++;
-        }
         for (size_t i = 0; i < s->n_intents; i++)
                 for (size_t k = 0; k < s->intents[i].n_parts; k++)
                         if (s->intents[i].parts[k].owner > o)
                                 s->intents[i].parts[k].owner--;
         memmove(s->owners + o, s->owners + o + 1, (s->n_owners - o - 1) * sizeof(*s->owners));
         s->n_owners--;
-}
-
-static bool owner_in_intent(const struct state *s, size_t o) {
-        for (size_t i = 0; i < s->n_intents; i++)
-                for (size_t k = 0; k < s->intents[i].n_parts; k++)
-                        if (s->intents[i].parts[k].owner == o)
-                                return true;
-        return false;
 }
 
 /* Pool @p removed (it has no shares and no intent) */
@@ -446,15 +444,10 @@ void state_owners_tidy(struct state *s) {
                         s->shares[i] = s->shares[--s->n_shares];
                 else
                         i++;
-        for (size_t o = s->n_owners; o-- > 0;) {
-                bool any = false;
-
-                for (size_t i = 0; i < s->n_shares && !any; i++)
-                        any = s->shares[i].owner == o;
-                /* an active claim stays until it is given back, whatever it holds */
-                if (!any && !owner_in_intent(s, o) && (s->owners[o].kind != OWNER_CLAIM || s->owners[o].gone))
+        /* an active claim stays until it is given back, whatever it holds */
+        for (size_t o = s->n_owners; o-- > 0;)
+                if (!owner_named(s, o) && (s->owners[o].kind != OWNER_CLAIM || s->owners[o].gone))
                         owner_remove(s, o);
-        }
         for (size_t p = s->n_pools; p-- > 0;) {
                 bool any = state_intent_find(s, p) >= 0;
 
