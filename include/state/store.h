@@ -30,14 +30,6 @@ struct state_store {
         char notes[2048];
 };
 
-struct state_open_options {
-        const char *what;        /* for whoever waits for the lock: "hpfilld --once" */
-        unsigned lock_timeout_s; /* hostlock_take()'s wait */
-        struct stop *stop;
-        const struct hostlock_wait *wait;
-        bool *ret_waited; /* NULL, or whether another command held the lock */
-};
-
 /* Takes the host lock and reads the state (a state of another boot is none; the files an older
  * hpfilld kept are read once, converted and removed), then settles it: each setting a command
  * that died left raised put back, each of its intents settled against the pool's count, every

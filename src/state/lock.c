@@ -201,18 +201,14 @@ static const char *lock_error(int r) {
                               : strerror(-r);
 }
 
-int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
-                  bool *ret_waited) {
-        _cleanup_(closep) int dirfd = -1, fd = -1;
+int hostlock_take(int rootfd, int dirfd, const struct state_open_options *o) {
+        _cleanup_(closep) int fd = -1;
         char holder[256];
         off_t size;
         int r;
 
-        dirfd = rundir_open(rootfd);
-        if (dirfd < 0)
-                return log_error_errno(dirfd, "Cannot open %s/" RUNDIR ": %m%s", shown_root(),
-                                       dirfd == -EACCES ? " (are you root?)" : "");
-        *ret_waited = false;
+        if (o->ret_waited)
+                *o->ret_waited = false;
 again:
         closep(&fd);
         fd = open_lock(dirfd);
@@ -221,28 +217,30 @@ again:
                 return fd;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                *ret_waited = true;
+                if (o->ret_waited)
+                        *o->ret_waited = true;
                 if (errno != EWOULDBLOCK)
                         return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
                 /* "fill": every command that changes a pool is one, whatever else it does */
                 log_notice("Another fill is running: %s; waiting up to %u s for it to end (--lock-timeout)", holder,
-                           timeout_s);
-                r = wait_for(fd, timeout_s, stop, wait);
+                           o->lock_timeout_s);
+                r = wait_for(fd, o->lock_timeout_s, o->stop, o->wait);
                 if (r == -ETIMEDOUT) {
                         hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
-                        return log_error_errno(r, "Gave up after %u s: the fill of %s still runs", timeout_s, holder);
+                        return log_error_errno(r, "Gave up after %u s: the fill of %s still runs", o->lock_timeout_s,
+                                               holder);
                 }
                 if (r == -ECANCELED)
                         return log_error_errno(r, "Interrupted by signal %d while waiting for the other fill",
-                                               atomic_load(&stop->signo));
+                                               atomic_load(&o->stop->signo));
                 if (r < 0)
                         return log_error_errno(r, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 log_info("The other fill has ended, going on");
         }
         if (!lock_in_place(dirfd, fd, &size))
                 goto again;
-        r = write_holder(rootfd, fd, size, what);
+        r = write_holder(rootfd, fd, size, o->what);
         if (r < 0)
                 log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring", shown_root());
         return TAKE_FD(fd);

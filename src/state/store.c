@@ -147,16 +147,13 @@ static int load(struct state_store *st) {
 
 int state_store_open(int rootfd, const struct topology *t, const struct state_open_options *o, struct state_store *ret) {
         struct state_store st = { .rootfd = rootfd, .t = t, .dirfd = -1, .lock_fd = -1 };
-        bool waited;
         int r;
 
         st.dirfd = rundir_open(rootfd);
         if (st.dirfd < 0)
                 return log_error_errno(st.dirfd, "Cannot open %s/" RUNDIR ": %m%s", shown_root(),
                                        st.dirfd == -EACCES ? " (are you root?)" : "");
-        st.lock_fd = hostlock_take(rootfd, o->what, o->lock_timeout_s, o->stop, o->wait, &waited);
-        if (o->ret_waited)
-                *o->ret_waited = waited;
+        st.lock_fd = hostlock_take(rootfd, st.dirfd, o);
         /* what a command killed in the middle of a save left (under the lock, no other is saving) */
         if (st.lock_fd >= 0)
                 replace_remove_temps(st.dirfd, STATE_FILE);
