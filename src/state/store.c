@@ -37,11 +37,6 @@ void state_store_note(struct state_store *st, const char *fmt, ...) {
         va_end(ap);
 }
 
-static void read_boot(int rootfd, char *buf, size_t size) {
-        if (read_line_at(rootfd, "proc/sys/kernel/random/boot_id", buf, size) < 0)
-                *buf = 0;
-}
-
 /* RUNDIR/state parsed into @ret (its text in *@ret_text, where wanted); -ENOENT where there is none */
 static int load_text(int dirfd, struct state *ret, char **ret_text, struct error *e) {
         _cleanup_(freep) char *text = NULL;
@@ -85,15 +80,15 @@ static void settle(struct state_store *st) {
                 uint64_t now, moved, from = in->from, to = in->to;
 
                 if (state_store_read_pool(st, p->page_size, p->node, &now) < 0) {
-                        state_store_note(st, "%s pool of node%u: cannot be read; the change a command that ended left there is "
-                             "dropped", page_size_name(p->page_size, name), p->node);
+                        state_store_note(st, "%s pool of node%u: cannot be read; the change a command that ended "
+                                         "left there is dropped", page_size_name(p->page_size, name), p->node);
                         now = from;
                 }
                 moved = state_intent_settle(&st->s, 0, now);
-                state_store_note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a command that ended "
-                     "before it was done: %" PRIu64 " page%s %s, counted as the owners'",
-                     page_size_name(p->page_size, name), p->node, from, to, plural(to), moved, plural(moved),
-                     to > from ? "added" : "given back");
+                state_store_note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a "
+                                 "command that ended before it was done: %" PRIu64 " page%s %s, counted as the owners'",
+                                 page_size_name(p->page_size, name), p->node, from, to, plural(to), moved,
+                                 plural(moved), to > from ? "added" : "given back");
         }
         for (size_t i = 0; i < st->s.n_pools; i++) {
                 const struct state_pool *p = &st->s.pools[i];
@@ -104,9 +99,9 @@ static void settle(struct state_store *st) {
                 st->dirty |= now != p->last;
                 taken = state_see(&st->s, i, now);
                 if (taken > 0)
-                        state_store_note(st, "%s pool of node%u: %" PRIu64 " page%s hpfilld added left the pool since (taken by "
-                             "another), no longer counted as hpfilld's", page_size_name(p->page_size, name), p->node,
-                             taken, taken == 1 ? "" : "s");
+                        state_store_note(st, "%s pool of node%u: %" PRIu64 " page%s hpfilld added left the pool "
+                                         "since (taken by another), no longer counted as hpfilld's",
+                                         page_size_name(p->page_size, name), p->node, taken, plural(taken));
         }
         if (st->s.daemon_pid > 0 && !state_daemon_runs(st)) {
                 st->s.daemon_pid = 0;
@@ -121,7 +116,8 @@ static int load(struct state_store *st) {
         char boot[40];
         int r;
 
-        read_boot(st->rootfd, boot, sizeof(boot));
+        if (read_line_at(st->rootfd, "proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
+                *boot = 0;
         r = load_text(st->dirfd, &st->s, &st->saved, &e);
         if (r == -ENOENT) {
                 st->s = (struct state) {};
@@ -137,8 +133,8 @@ static int load(struct state_store *st) {
                 st->dirty = true;
         }
         if (r >= 0 && *boot && *st->s.boot && strcmp(boot, st->s.boot) != 0) {
-                state_store_note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages are in the pools "
-                     "now, started afresh", shown_root(), st->s.boot);
+                state_store_note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages "
+                                 "are in the pools now, started afresh", shown_root(), st->s.boot);
                 state_done(&st->s);
         }
         memcpy(st->s.boot, boot, sizeof(boot));
