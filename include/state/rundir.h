@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* /run/hpfilld: hpfilld's state on this boot (the host lock, the journal, the last fill). */
+/* /run/hpfilld: hpfilld's files on this boot (the state, the host lock, the control socket). */
 #pragma once
 
 #define RUNDIR "run/hpfilld"
