@@ -36,7 +36,6 @@ struct state_open_options {
         unsigned lock_timeout_s; /* hostlock_take()'s wait */
         struct stop *stop;
         const struct hostlock_wait *wait;
-        bool *ret_waited; /* NULL, or whether another command held the lock */
 };
 
 /* Takes the lock in @dirfd (RUNDIR) for o->what, waiting up to o->lock_timeout_s seconds while

@@ -611,7 +611,7 @@ int bench_main(int argc, char *argv[], const struct common_options *common) {
         ret = 1;
         /* what a command that died left is settled first, before the pools are read as found */
         if (state_store_open(rootfd, &b.t,
-                             &(struct state_open_options) { "hpfilld bench", b.lock_timeout_s, &b.stop, NULL, NULL },
+                             &(struct state_open_options) { "hpfilld bench", b.lock_timeout_s, &b.stop, NULL },
                              &b.st) < 0)
                 goto out;
         b.st_open = true;

@@ -57,7 +57,7 @@ static int fill_once(struct job *j, const struct fill_options *o, struct stop *s
         int ret;
 
         if (session_open(&s, j->rootfd, j->host,
-                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, stop, NULL, NULL }) < 0)
+                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, stop, NULL }) < 0)
                 return EXIT_FAIL;
         if (fill_options_load(j->rootfd, &now, (void *) o, &e) < 0) {
                 log_lines(LOG_ERR, e.msg);

@@ -207,8 +207,6 @@ int hostlock_take(int rootfd, int dirfd, const struct state_open_options *o) {
         off_t size;
         int r;
 
-        if (o->ret_waited)
-                *o->ret_waited = false;
 again:
         closep(&fd);
         fd = open_lock(dirfd);
@@ -217,8 +215,6 @@ again:
                 return fd;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                if (o->ret_waited)
-                        *o->ret_waited = true;
                 if (errno != EWOULDBLOCK)
                         return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
