@@ -31,17 +31,21 @@ struct hostlock_holder {
         char what[128];      /* what it is doing: "hpfilld --once", "hpfilld daemon, reload" */
 };
 
-/* Takes the lock for @what, waiting up to @timeout_s seconds while another process holds it
- * (saying who; *@ret_waited tells; @wait's step called meanwhile). Returns the lock's fd (close
- * it to let go), or -ETIMEDOUT after the wait, -ECANCELED when a stop signal came while
+struct state_open_options {
+        const char *what;        /* for whoever waits for the lock: "hpfilld --once" */
+        unsigned lock_timeout_s; /* hostlock_take()'s wait */
+        struct stop *stop;
+        const struct hostlock_wait *wait;
+};
+
+/* Takes the lock in @dirfd (RUNDIR) for o->what, waiting up to o->lock_timeout_s seconds while
+ * another process holds it (saying who; o->wait's step called meanwhile). Returns the lock's fd
+ * (close it to let go), or -ETIMEDOUT after the wait, -ECANCELED when a stop signal came while
  * waiting, or another negative errno; each said in the log. */
-int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
-                  bool *ret_waited);
+int hostlock_take(int rootfd, int dirfd, const struct state_open_options *o);
 /* The pid that holds the flock() of @fd (the lock file), as the kernel's /proc/locks says:
  * -ENOENT when none. */
 int hostlock_holder_pid(int rootfd, int fd, pid_t *ret);
 /* Who holds the lock of @fd, in words: the kernel's holder, with what it says it does where
  * the file's line is its own. */
 void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size);
-/* Parses the holder line of the lock file. */
-int hostlock_parse(const char *s, struct hostlock_holder *ret);

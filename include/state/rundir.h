@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* /run/hpfilld: hpfilld's state on this boot (the host lock, the journal, the last fill). */
+/* /run/hpfilld: hpfilld's files on this boot (the state, the host lock, the control socket). */
 #pragma once
-
-#include <stdio.h>
 
 #define RUNDIR "run/hpfilld"
 
@@ -14,6 +12,3 @@ int rundir_open(int rootfd);
 /* The same for a reader (hpfilld status, any user): never made, -ENOENT where missing; it
  * must be root's or the caller's, and written by no one else. */
 int rundir_open_existing(int rootfd);
-/* Replaces RUNDIR/@name (replace_file_at(), not made durable) with what @format writes of @data,
- * made in memory first. */
-int rundir_replace(int rootfd, const char *name, int (*format)(FILE *f, const void *data), const void *data);

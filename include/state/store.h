@@ -18,7 +18,6 @@
 
 struct state_store {
         int rootfd;
-        bool host;
         const struct topology *t;
         int dirfd;   /* RUNDIR */
         int lock_fd; /* HOSTLOCK_FILE, held while the store is open */
@@ -31,21 +30,12 @@ struct state_store {
         char notes[2048];
 };
 
-struct state_open_options {
-        const char *what;        /* for whoever waits for the lock: "hpfilld --once" */
-        unsigned lock_timeout_s; /* hostlock_take()'s wait */
-        struct stop *stop;
-        const struct hostlock_wait *wait;
-        bool *ret_waited; /* NULL, or whether another command held the lock */
-};
-
 /* Takes the host lock and reads the state (a state of another boot is none; the files an older
  * hpfilld kept are read once, converted and removed), then settles it: each setting a command
  * that died left raised put back, each of its intents settled against the pool's count, every
  * pool of the state seen as it is (state_see()). Errors are said in the log; -EBADMSG for a
  * state that cannot be parsed (nothing changed: the file and the line said). */
-int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
-                     struct state_store *ret);
+int state_store_open(int rootfd, const struct topology *t, const struct state_open_options *o, struct state_store *ret);
 /* Drops what changed in memory since the state was last read or saved (a plan refused). */
 int state_store_revert(struct state_store *st);
 /* Writes the state (a temp file swapped with RUNDIR/state, not synced): before each kernel write
@@ -58,6 +48,8 @@ int state_store_close(struct state_store *st, bool save);
  * nothing settled. No state: an empty one. */
 int state_store_read(int rootfd, struct state *ret, struct error *e);
 
+/* A line added to st->notes (nothing where they are full). */
+void state_store_note(struct state_store *st, const char *fmt, ...) _printf_(2, 3);
 /* A pool's persistent pages now: 0, or a negative errno. */
 int state_store_read_pool(struct state_store *st, uint64_t page_size, unsigned node, uint64_t *ret);
 /* Whether the daemon recorded in the state still runs. */

@@ -45,6 +45,15 @@ static inline void closedirp(DIR **d) {
                 (void) closedir(*d);
 }
 
+/* A new last element of the malloc()ed @array of @n (n counted up), left for the caller to set;
+ * NULL where out of memory, the array as it was. */
+#define GROW(array, n) ({                                                                \
+        __typeof__(array) _p = realloc((array), ((n) + 1) * sizeof(*(array)));          \
+        if (_p)                                                                          \
+                (array) = _p;                                                           \
+        _p ? &(array)[(n)++] : NULL;                                                    \
+})
+
 /* Hand a cleaned-up pointer or fd to the caller. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
 #define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })

@@ -12,3 +12,6 @@
  * it); on failure the temp file is removed and the old file stands. @durable: fsync'ed, then
  * renamed over the old one and the directory fsync'ed, for a file that must outlive a crash. */
 int replace_file_at(int dirfd, const char *name, const char *text, size_t len, bool durable);
+/* Removes the temp files of @name that writers killed while replacing it left, whatever their
+ * pid: for a caller that knows no other writer is at work (it holds their lock). */
+void replace_remove_temps(int dirfd, const char *name);

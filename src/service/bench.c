@@ -610,8 +610,8 @@ int bench_main(int argc, char *argv[], const struct common_options *common) {
          * as found until they are back (a time-out or a stop while waiting is said there). */
         ret = 1;
         /* what a command that died left is settled first, before the pools are read as found */
-        if (state_store_open(rootfd, root_is_host(rootfd), &b.t,
-                             &(struct state_open_options) { "hpfilld bench", b.lock_timeout_s, &b.stop, NULL, NULL },
+        if (state_store_open(rootfd, &b.t,
+                             &(struct state_open_options) { "hpfilld bench", b.lock_timeout_s, &b.stop, NULL },
                              &b.st) < 0)
                 goto out;
         b.st_open = true;

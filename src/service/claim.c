@@ -262,7 +262,7 @@ static int claim_run(struct claim_cmd *c) {
         (void) snprintf(task, sizeof(task), "hpfilld %s %s", c->unclaim ? "unclaim" : "claim", c->name);
         stop_init(&stop);
         r = session_open(&s, rootfd, root_is_host(rootfd),
-                         &(struct state_open_options) { task, c->lock_timeout_s, &stop, NULL, NULL });
+                         &(struct state_open_options) { task, c->lock_timeout_s, &stop, NULL });
         if (r < 0) {
                 stop_done(&stop);
                 return EXIT_FAIL;

@@ -150,7 +150,7 @@ static int fill(struct daemon *d, const char *task, bool reload, char *ret_summa
         (void) notifyf("STATUS=Filling the pools");
         r = session_open(&s, d->rootfd, d->host,
                          &(struct state_open_options) { task, d->lock_timeout_s, &d->stop,
-                                                        &(struct hostlock_wait) { waiting, d }, NULL });
+                                                        &(struct hostlock_wait) { waiting, d } });
         if (r < 0) {
                 if (ret_summary)
                         (void) snprintf(ret_summary, size, "Cannot take the host lock: %s", strerror(-r));
@@ -555,7 +555,7 @@ static void stop(struct daemon *d, bool release) {
                 return;
         if (session_open(&s, d->rootfd, d->host,
                          &(struct state_open_options) { "hpfilld daemon, stopping", d->lock_timeout_s, &d->stop,
-                                                        NULL, NULL }) < 0) {
+                                                        NULL }) < 0) {
                 log_warning("The state is left as it is: the next command sees this daemon has ended");
                 return;
         }

@@ -58,7 +58,7 @@ static int fill_once(const struct job_params *in, const struct job_sink *to, str
         int ret;
 
         if (session_open(&s, in->rootfd, in->host,
-                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, in->stop, NULL, NULL }) < 0)
+                         &(struct state_open_options) { "hpfilld --once", o->lock_timeout_s, in->stop, NULL }) < 0)
                 return EXIT_FAIL;
         if (fill_options_load(in->rootfd, &now, (void *) o, &e) < 0) {
                 log_lines(LOG_ERR, e.msg);

@@ -188,7 +188,7 @@ static int give_back_run(struct give_back *g, int rootfd) {
 
         stop_init(&stop);
         if (session_open(&s, rootfd, root_is_host(rootfd),
-                         &(struct state_open_options) { "hpfilld give-back", g->lock_timeout_s, &stop, NULL, NULL }) < 0) {
+                         &(struct state_open_options) { "hpfilld give-back", g->lock_timeout_s, &stop, NULL }) < 0) {
                 stop_done(&stop);
                 return EXIT_FAIL;
         }

@@ -41,7 +41,7 @@ int release_cmd_run(int rootfd, bool host, const struct fill_options *o, struct 
         int ret = EXIT_OK;
 
         if (session_open(&s, rootfd, host,
-                         &(struct state_open_options) { "hpfilld --release", o->lock_timeout_s, stop, NULL, NULL }) < 0)
+                         &(struct state_open_options) { "hpfilld --release", o->lock_timeout_s, stop, NULL }) < 0)
                 return EXIT_FAIL;
         for (size_t i = 0; i < o->n_release; i++)
                 if (release_one(&s, o->release[i]) != EXIT_OK)

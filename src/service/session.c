@@ -21,7 +21,7 @@ int session_open(struct session *s, int rootfd, bool host, const struct state_op
         r = topology_read(rootfd, &s->t, &e);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
-        r = state_store_open(rootfd, host, &s->t, o, &s->st);
+        r = state_store_open(rootfd, &s->t, o, &s->st);
         if (r < 0) {
                 topology_done(&s->t);
                 return r;

@@ -139,26 +139,19 @@ struct pool_writer state_change_writer(struct state_store *st) {
 
 void state_change_restore_setting(struct state_store *st, size_t i) {
         struct state_setting set = st->s.settings[i];
-        size_t n = strlen(st->notes);
         int r = restore(st, i);
 
-        if (n + 2 < sizeof(st->notes) && n)
-                st->notes[n++] = '\n';
-        if (r == -ENOENT) {
-                /* the page size is gone (a tree changed, a kernel without it): nothing to put back */
-                r = 0;
-        }
-        if (r < 0) {
-                (void) snprintf(st->notes + n, sizeof(st->notes) - n, "Cannot put %s/%s back to %" PRIu64
-                                " (raised to %" PRIu64 " by a command that ended): %s; the next command tries again",
-                                shown_root(), set.path, set.found, set.set, strerror(-r));
+        /* the page size gone (a tree changed, a kernel without it): nothing to put back */
+        if (r < 0 && r != -ENOENT) {
+                state_store_note(st, "Cannot put %s/%s back to %" PRIu64 " (raised to %" PRIu64 " by a command that "
+                                 "ended): %s; the next command tries again",
+                                 shown_root(), set.path, set.found, set.set, strerror(-r));
                 return;
         }
-        (void) snprintf(st->notes + n, sizeof(st->notes) - n,
-                        r > 0 ? "%s/%s put back to %" PRIu64 " (a command that ended had raised it to %" PRIu64 ")"
-                              : "%s/%s left as it is: a command that ended had raised it from %" PRIu64 " to %" PRIu64
-                                ", and it has been changed since",
-                        shown_root(), set.path, set.found, set.set);
+        state_store_note(st, r > 0 ? "%s/%s put back to %" PRIu64 " (a command that ended had raised it to %" PRIu64 ")"
+                                   : "%s/%s left as it is: a command that ended had raised it from %" PRIu64
+                                     " to %" PRIu64 ", and it has been changed since",
+                         shown_root(), set.path, set.found, set.set);
         state_setting_remove(&st->s, i);
 }
 

@@ -21,14 +21,8 @@
 #define LEGACY_CLAIM_HEAD "# Written by 'hpfilld claim "
 
 static void note(struct state_store *st, const char *what, const char *name, int r) {
-        size_t n = strlen(st->notes);
-
-        if (n + 2 >= sizeof(st->notes))
-                return;
-        if (n)
-                st->notes[n++] = '\n';
-        (void) snprintf(st->notes + n, sizeof(st->notes) - n, "%s %s/" RUNDIR "/%s%s%s", what, shown_root(), name,
-                        r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+        state_store_note(st, "%s %s/" RUNDIR "/%s%s%s", what, shown_root(), name, r < 0 ? ": " : "",
+                         r < 0 ? strerror(-r) : "");
 }
 
 /* One ledger line, "PAGE_SIZE NODE OURS LAST", checked as the state's own lines are */

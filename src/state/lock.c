@@ -23,7 +23,8 @@
 #include "util/macro.h"
 #include "util/sanitize.h"
 
-int hostlock_parse(const char *s, struct hostlock_holder *ret) {
+/* The holder line of the lock file */
+static int holder_parse(const char *s, struct hostlock_holder *ret) {
         struct hostlock_holder h = {};
         int pid, n = 0;
 
@@ -81,7 +82,7 @@ void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size) {
          * nothing */
         r = hostlock_holder_pid(rootfd, fd, &pid);
         n = pread(fd, line, sizeof(line) - 1, 0);
-        valid = n > 0 && hostlock_parse(line, &h) >= 0 && (!h.start_time || proc_is(rootfd, h.pid, h.start_time));
+        valid = n > 0 && holder_parse(line, &h) >= 0 && (!h.start_time || proc_is(rootfd, h.pid, h.start_time));
         if (r < 0 && valid)
                 pid = h.pid; /* no /proc/locks (a tree under --root): the line's word */
         if (r < 0 && !valid) {
@@ -125,14 +126,14 @@ static int write_holder(int rootfd, int fd, off_t size, const char *what) {
 
 /* Waits for the lock in steps of HOSTLOCK_STEP_MS, taking stop signals between them: flock()
  * itself has no timeout, and a wait in it would not see a signal that only a signalfd reads. */
-static int wait_for(int fd, int op, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait) {
+static int wait_for(int fd, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait) {
         _cleanup_(closep) int sig_fd = signalfd(-1, &stop->signals, SFD_CLOEXEC | SFD_NONBLOCK);
         uint64_t deadline = now_ns() + (uint64_t) timeout_s * 1000000000u;
 
         for (;;) {
                 struct pollfd p = { .fd = sig_fd, .events = POLLIN };
 
-                if (flock(fd, op | LOCK_NB) == 0)
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
                         return 0;
                 if (errno != EWOULDBLOCK)
                         return -errno;
@@ -156,17 +157,17 @@ static int wait_for(int fd, int op, unsigned timeout_s, struct stop *stop, const
  * looser, not even before the fchmod() that sets it after a default ACL). Never removed nor replaced:
  * removing the file another fill just made (or is about to lock) is two fills at once. The
  * name older hpfilld versions used, run/hpfilld/lock (mode 0644 from some), is not looked at. */
-static int open_lock_named(int dirfd, const char *name) {
+static int open_lock(int dirfd) {
         for (unsigned tries = 0;; tries++) {
                 _cleanup_(closep) int fd = -1;
                 struct stat st;
                 mode_t mask;
 
                 /* the one there (on every run but a boot's first), else one made */
-                fd = open_regular_at(dirfd, name, O_RDWR, 0, &st);
+                fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR, 0, &st);
                 if (fd == -ENOENT && tries < 3) {
                         mask = umask(077);
-                        fd = open_regular_at(dirfd, name, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
+                        fd = open_regular_at(dirfd, HOSTLOCK_FILE, O_RDWR | O_CREAT | O_EXCL, 0600, &st);
                         (void) umask(mask);
                         if (fd >= 0)
                                 return fchmod(fd, 0600) < 0 ? -errno : TAKE_FD(fd);
@@ -183,10 +184,10 @@ static int open_lock_named(int dirfd, const char *name) {
 
 /* Whether @fd is still the file of that name: it may have been removed by hand (and made anew
  * by another fill) between our open and our flock(). */
-static bool lock_in_place(int dirfd, const char *name, int fd, off_t *ret_size) {
+static bool lock_in_place(int dirfd, int fd, off_t *ret_size) {
         struct stat a, b;
 
-        if (fstat(fd, &a) < 0 || fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
+        if (fstat(fd, &a) < 0 || fstatat(dirfd, HOSTLOCK_FILE, &b, AT_SYMLINK_NOFOLLOW) < 0)
                 return false;
         *ret_size = a.st_size;
         return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -200,56 +201,43 @@ static const char *lock_error(int r) {
                               : strerror(-r);
 }
 
-/* The lock @name in run/hpfilld, for @what, held by one @kind at a time ("command"); the others
- * wait as hostlock_take() says. */
-static int lock_take(int rootfd, const char *name, const char *kind, const char *what, unsigned timeout_s,
-                     struct stop *stop, const struct hostlock_wait *wait, bool *ret_waited) {
-        _cleanup_(closep) int dirfd = -1, fd = -1;
+int hostlock_take(int rootfd, int dirfd, const struct state_open_options *o) {
+        _cleanup_(closep) int fd = -1;
         char holder[256];
         off_t size;
         int r;
 
-        dirfd = rundir_open(rootfd);
-        if (dirfd < 0)
-                return log_error_errno(dirfd, "Cannot open %s/" RUNDIR ": %m%s", shown_root(),
-                                       dirfd == -EACCES ? " (are you root?)" : "");
-        *ret_waited = false;
 again:
         closep(&fd);
-        fd = open_lock_named(dirfd, name);
+        fd = open_lock(dirfd);
         if (fd < 0) {
-                log_error("Cannot open %s/" RUNDIR "/%s: %s", shown_root(), name, lock_error(fd));
+                log_error("Cannot open %s/" RUNDIR "/" HOSTLOCK_FILE ": %s", shown_root(), lock_error(fd));
                 return fd;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                *ret_waited = true;
                 if (errno != EWOULDBLOCK)
-                        return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/%s: %m", shown_root(), name);
+                        return log_error_errno(errno, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
                 hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
-                log_notice("Another %s is running: %s; waiting up to %u s for it to end (--lock-timeout)", kind, holder,
-                           timeout_s);
-                r = wait_for(fd, LOCK_EX, timeout_s, stop, wait);
+                /* "fill": every command that changes a pool is one, whatever else it does */
+                log_notice("Another fill is running: %s; waiting up to %u s for it to end (--lock-timeout)", holder,
+                           o->lock_timeout_s);
+                r = wait_for(fd, o->lock_timeout_s, o->stop, o->wait);
                 if (r == -ETIMEDOUT) {
                         hostlock_describe_holder(rootfd, fd, holder, sizeof(holder));
-                        return log_error_errno(r, "Gave up after %u s: the %s of %s still runs", timeout_s, kind, holder);
+                        return log_error_errno(r, "Gave up after %u s: the fill of %s still runs", o->lock_timeout_s,
+                                               holder);
                 }
                 if (r == -ECANCELED)
-                        return log_error_errno(r, "Interrupted by signal %d while waiting for the other %s",
-                                               atomic_load(&stop->signo), kind);
+                        return log_error_errno(r, "Interrupted by signal %d while waiting for the other fill",
+                                               atomic_load(&o->stop->signo));
                 if (r < 0)
-                        return log_error_errno(r, "Cannot lock %s/" RUNDIR "/%s: %m", shown_root(), name);
-                log_info("The other %s has ended, going on", kind);
+                        return log_error_errno(r, "Cannot lock %s/" RUNDIR "/" HOSTLOCK_FILE ": %m", shown_root());
+                log_info("The other fill has ended, going on");
         }
-        if (!lock_in_place(dirfd, name, fd, &size))
+        if (!lock_in_place(dirfd, fd, &size))
                 goto again;
-        r = write_holder(rootfd, fd, size, what);
+        r = write_holder(rootfd, fd, size, o->what);
         if (r < 0)
-                log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/%s: %m, ignoring", shown_root(), name);
+                log_warning_errno(r, "Cannot say who holds %s/" RUNDIR "/" HOSTLOCK_FILE ": %m, ignoring", shown_root());
         return TAKE_FD(fd);
-}
-
-int hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
-                  bool *ret_waited) {
-        /* "fill": every command that changes a pool is one, whatever else it does */
-        return lock_take(rootfd, HOSTLOCK_FILE, "fill", what, timeout_s, stop, wait, ret_waited);
 }

@@ -5,12 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings/parse.h"
 #include "state/model.h"
 #include "util/macro.h"
-
-static void *grow_array(void *array, size_t n, size_t size) {
-        return realloc(array, (n + 1) * size);
-}
 
 void state_intent_done(struct state_intent *in) {
         free(in->parts);
@@ -33,19 +30,12 @@ void state_done(struct state *s) {
 
 int state_owner_kind(const char *name) {
         static const char *const fixed[] = { [OWNER_CONFIG] = "config", [OWNER_ONCE] = "once", [OWNER_BENCH] = "bench" };
-        size_t k = strlen(STATE_CLAIM_PREFIX), n;
-        const char *claim;
+        size_t k = strlen(STATE_CLAIM_PREFIX);
 
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
                 if (strcmp(name, fixed[i]) == 0)
                         return (int) i;
-        if (strncmp(name, STATE_CLAIM_PREFIX, k) != 0)
-                return -EINVAL;
-        /* a claim's name as check_name() allows it: 1-63 of [A-Za-z0-9_.-], not starting with '.' */
-        claim = name + k;
-        n = strlen(claim);
-        if (n == 0 || n > 63 || claim[0] == '.' ||
-            strspn(claim, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
+        if (strncmp(name, STATE_CLAIM_PREFIX, k) != 0 || check_name(name + k, "claim", NULL) < 0)
                 return -EINVAL;
         return OWNER_CLAIM;
 }
@@ -71,14 +61,12 @@ int state_owner_get(struct state *s, const char *name) {
         kind = state_owner_kind(name);
         if (kind < 0)
                 return kind;
-        o = grow_array(s->owners, s->n_owners, sizeof(*o));
+        o = GROW(s->owners, s->n_owners);
         if (!o)
                 return -ENOMEM;
-        s->owners = o;
-        o = &s->owners[s->n_owners];
         *o = (struct state_owner) { .kind = (enum owner_kind) kind, .seq = ++s->next_seq };
         memcpy(o->name, name, strlen(name) + 1);
-        return (int) s->n_owners++;
+        return (int) s->n_owners - 1;
 }
 
 int state_pool_find(const struct state *s, uint64_t page_size, unsigned node) {
@@ -94,12 +82,11 @@ int state_pool_get(struct state *s, uint64_t page_size, unsigned node, uint64_t 
 
         if (i >= 0)
                 return i;
-        p = grow_array(s->pools, s->n_pools, sizeof(*p));
+        p = GROW(s->pools, s->n_pools);
         if (!p)
                 return -ENOMEM;
-        s->pools = p;
-        s->pools[s->n_pools] = (struct state_pool) { .page_size = page_size, .node = node, .last = persistent };
-        return (int) s->n_pools++;
+        *p = (struct state_pool) { .page_size = page_size, .node = node, .last = persistent };
+        return (int) s->n_pools - 1;
 }
 
 struct state_share *state_share(struct state *s, size_t pool, size_t owner, bool add) {
@@ -110,12 +97,10 @@ struct state_share *state_share(struct state *s, size_t pool, size_t owner, bool
                         return &s->shares[i];
         if (!add)
                 return NULL;
-        sh = grow_array(s->shares, s->n_shares, sizeof(*sh));
-        if (!sh)
-                return NULL;
-        s->shares = sh;
-        s->shares[s->n_shares] = (struct state_share) { .pool = pool, .owner = owner };
-        return &s->shares[s->n_shares++];
+        sh = GROW(s->shares, s->n_shares);
+        if (sh)
+                *sh = (struct state_share) { .pool = pool, .owner = owner };
+        return sh;
 }
 
 uint64_t state_held(const struct state *s, size_t pool, size_t owner) {
@@ -130,43 +115,33 @@ uint64_t state_want(const struct state *s, size_t pool, size_t owner) {
         return sh && !s->owners[owner].gone ? sh->want : 0;
 }
 
+/* Pages of @pool held (@want: wanted) by the owners of @kind (-1: by all); the gone ones hold
+ * pages but want none */
+static uint64_t sum_of(const struct state *s, size_t pool, int kind, bool want) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < s->n_shares; i++) {
+                const struct state_owner *o = &s->owners[s->shares[i].owner];
+
+                if (s->shares[i].pool == pool && (kind < 0 || (int) o->kind == kind) && !(want && o->gone))
+                        sum += want ? s->shares[i].want : s->shares[i].held;
+        }
+        return sum;
+}
+
 uint64_t state_held_total(const struct state *s, size_t pool) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < s->n_shares; i++)
-                if (s->shares[i].pool == pool)
-                        sum += s->shares[i].held;
-        return sum;
-}
-
-/* Pages of @pool held, or wanted, by owners of @kind (gone ones too for held; never for want) */
-static uint64_t held_of(const struct state *s, size_t pool, enum owner_kind kind) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < s->n_shares; i++)
-                if (s->shares[i].pool == pool && s->owners[s->shares[i].owner].kind == kind)
-                        sum += s->shares[i].held;
-        return sum;
-}
-
-static uint64_t want_of(const struct state *s, size_t pool, enum owner_kind kind) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < s->n_shares; i++)
-                if (s->shares[i].pool == pool && s->owners[s->shares[i].owner].kind == kind &&
-                    !s->owners[s->shares[i].owner].gone)
-                        sum += s->shares[i].want;
-        return sum;
+        return sum_of(s, pool, -1, false);
 }
 
 uint64_t state_pool_target(const struct state *s, size_t pool) {
-        return MAX(want_of(s, pool, OWNER_CONFIG), want_of(s, pool, OWNER_ONCE)) + want_of(s, pool, OWNER_CLAIM);
+        return MAX(sum_of(s, pool, OWNER_CONFIG, true), sum_of(s, pool, OWNER_ONCE, true)) +
+               sum_of(s, pool, OWNER_CLAIM, true);
 }
 
 /* The pages of @pool no claim (nor bench) holds: what the configuration's and the one-off runs'
  * targets count, the claims' pages being on top of them */
 static uint64_t unclaimed(const struct state *s, size_t pool, uint64_t now) {
-        uint64_t claimed = held_of(s, pool, OWNER_CLAIM) + held_of(s, pool, OWNER_BENCH);
+        uint64_t claimed = sum_of(s, pool, OWNER_CLAIM, false) + sum_of(s, pool, OWNER_BENCH, false);
 
         return now - MIN(now, claimed);
 }
@@ -228,13 +203,12 @@ int state_intent_add(struct state *s, const struct state_intent *in) {
         if (!copy.parts)
                 return -ENOMEM;
         memcpy(copy.parts, in->parts, in->n_parts * sizeof(*in->parts));
-        a = grow_array(s->intents, s->n_intents, sizeof(*a));
+        a = GROW(s->intents, s->n_intents);
         if (!a) {
                 free(copy.parts);
                 return -ENOMEM;
         }
-        s->intents = a;
-        s->intents[s->n_intents++] = copy;
+        *a = copy;
         return 0;
 }
 
@@ -271,11 +245,10 @@ static int part_add(struct state_intent *in, size_t owner, uint64_t pages) {
 
         if (pages == 0)
                 return 0;
-        p = grow_array(in->parts, in->n_parts, sizeof(*p));
+        p = GROW(in->parts, in->n_parts);
         if (!p)
                 return -ENOMEM;
-        in->parts = p;
-        in->parts[in->n_parts++] = (struct state_part) { owner, pages };
+        *p = (struct state_part) { owner, pages };
         return 0;
 }
 
@@ -428,31 +401,29 @@ int state_give_back_intent(const struct state *s, size_t pool, const size_t *own
         return 0;
 }
 
-/* Owner @o removed: the indices after it move down */
+/* Whether a share or an intent names owner @o */
+static bool owner_named(const struct state *s, size_t o) {
+        for (size_t i = 0; i < s->n_shares; i++)
+                if (s->shares[i].owner == o)
+                        return true;
+        for (size_t i = 0; i < s->n_intents; i++)
+                for (size_t k = 0; k < s->intents[i].n_parts; k++)
+                        if (s->intents[i].parts[k].owner == o)
+                                return true;
+        return false;
+}
+
+/* Owner @o removed (nothing names it): the indices after it move down */
 static void owner_remove(struct state *s, size_t o) {
-        for (size_t i = 0; i < s->n_shares;) {
-                if (s->shares[i].owner == o) {
-                        s->shares[i] = s->shares[--s->n_shares];
-                        continue;
-                }
+        for (size_t i = 0; i < s->n_shares; i++)
                 if (s->shares[i].owner > o)
                         s->shares[i].owner--;
-                i++;
-        }
         for (size_t i = 0; i < s->n_intents; i++)
                 for (size_t k = 0; k < s->intents[i].n_parts; k++)
                         if (s->intents[i].parts[k].owner > o)
                                 s->intents[i].parts[k].owner--;
         memmove(s->owners + o, s->owners + o + 1, (s->n_owners - o - 1) * sizeof(*s->owners));
         s->n_owners--;
-}
-
-static bool owner_in_intent(const struct state *s, size_t o) {
-        for (size_t i = 0; i < s->n_intents; i++)
-                for (size_t k = 0; k < s->intents[i].n_parts; k++)
-                        if (s->intents[i].parts[k].owner == o)
-                                return true;
-        return false;
 }
 
 /* Pool @p removed (it has no shares and no intent) */
@@ -473,15 +444,10 @@ void state_owners_tidy(struct state *s) {
                         s->shares[i] = s->shares[--s->n_shares];
                 else
                         i++;
-        for (size_t o = s->n_owners; o-- > 0;) {
-                bool any = false;
-
-                for (size_t i = 0; i < s->n_shares && !any; i++)
-                        any = s->shares[i].owner == o;
-                /* an active claim stays until it is given back, whatever it holds */
-                if (!any && !owner_in_intent(s, o) && (s->owners[o].kind != OWNER_CLAIM || s->owners[o].gone))
+        /* an active claim stays until it is given back, whatever it holds */
+        for (size_t o = s->n_owners; o-- > 0;)
+                if (!owner_named(s, o) && (s->owners[o].kind != OWNER_CLAIM || s->owners[o].gone))
                         owner_remove(s, o);
-        }
         for (size_t p = s->n_pools; p-- > 0;) {
                 bool any = state_intent_find(s, p) >= 0;
 
@@ -510,11 +476,9 @@ int state_setting_add(struct state *s, const char *path, uint64_t found, uint64_
                 s->settings[i].set = set;
                 return 0;
         }
-        a = grow_array(s->settings, s->n_settings, sizeof(*a));
+        a = GROW(s->settings, s->n_settings);
         if (!a)
                 return -ENOMEM;
-        s->settings = a;
-        a = &s->settings[s->n_settings++];
         *a = (struct state_setting) { .found = found, .set = set };
         memcpy(a->path, path, strlen(path) + 1);
         return 0;
@@ -540,11 +504,10 @@ int state_reserve_add(struct state *s, const struct state_reserve *r) {
                 s->reserves[i] = *r;
                 return 0;
         }
-        a = grow_array(s->reserves, s->n_reserves, sizeof(*a));
+        a = GROW(s->reserves, s->n_reserves);
         if (!a)
                 return -ENOMEM;
-        s->reserves = a;
-        s->reserves[s->n_reserves++] = *r;
+        *a = *r;
         return 0;
 }
 

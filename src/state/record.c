@@ -10,15 +10,6 @@
 #include "util/macro.h"
 #include "util/sanitize.h"
 
-/* The fill record */
-
-#define GROW(array, n) ({                                                               \
-        __typeof__(array) _p = realloc((array), ((n) + 1) * sizeof(*(array)));          \
-        if (_p)                                                                          \
-                (array) = _p;                                                           \
-        _p ? &(array)[(n)++] : NULL;                                                    \
-})
-
 int fill_record_add_size(struct fill_record *r, uint64_t page_size, uint64_t elapsed_ns, unsigned rounds, bool met) {
         struct metrics_size *s = GROW(r->sizes, r->n_sizes);
 

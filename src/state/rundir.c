@@ -8,7 +8,6 @@
 #include "state/rundir.h"
 #include "util/beneath.h"
 #include "util/macro.h"
-#include "util/replace.h"
 
 /* 0755 whatever the umask: the readers (hpfilld status, any user) need the bits; a symbolic
  * link as run/ or run/hpfilld is refused (-ELOOP), never followed out */
@@ -21,8 +20,7 @@ static int make_dir(int rootfd, const char *path) {
         return 0;
 }
 
-/* RUNDIR as it is, if ours (@owner) or root's and written by no one else. */
-static int open_checked(int rootfd, uid_t owner) {
+int rundir_open_existing(int rootfd) {
         _cleanup_(closep) int fd = -1;
         struct stat st;
 
@@ -31,7 +29,7 @@ static int open_checked(int rootfd, uid_t owner) {
                 return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if ((st.st_uid != owner && st.st_uid != 0) || (st.st_mode & 0022))
+        if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 0022))
                 return -EPERM;
         return TAKE_FD(fd);
 }
@@ -40,35 +38,11 @@ int rundir_open(int rootfd) {
         int r;
 
         /* there already on all but the first run of a boot: 3 syscalls, not 13 */
-        r = open_checked(rootfd, geteuid());
+        r = rundir_open_existing(rootfd);
         if (r != -ENOENT)
                 return r;
         r = make_dir(rootfd, "run");
         if (r >= 0)
                 r = make_dir(rootfd, RUNDIR);
-        return r < 0 ? r : open_checked(rootfd, geteuid());
-}
-
-
-int rundir_open_existing(int rootfd) {
-        return open_checked(rootfd, geteuid());
-}
-
-int rundir_replace(int rootfd, const char *name, int (*format)(FILE *f, const void *data), const void *data) {
-        _cleanup_(closep) int dirfd = -1;
-        _cleanup_(freep) char *text = NULL;
-        size_t len = 0;
-        FILE *f;
-        int r;
-
-        dirfd = rundir_open(rootfd);
-        if (dirfd < 0)
-                return dirfd;
-        f = open_memstream(&text, &len);
-        if (!f)
-                return -errno;
-        r = format(f, data);
-        if (fclose(f) != 0 && r >= 0)
-                r = -EIO;
-        return r < 0 ? r : replace_file_at(dirfd, name, text, len, false);
+        return r < 0 ? r : rundir_open_existing(rootfd);
 }

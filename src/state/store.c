@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* RUNDIR/state: opened under the host lock, settled, saved before and after each change. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -25,7 +24,7 @@
 /* Far more than any state of a host: 4096 claims on 16 nodes are about 1 MiB */
 #define STATE_TEXT_MAX (8u * 1024 * 1024)
 
-_printf_(2, 3) static void note(struct state_store *st, const char *fmt, ...) {
+void state_store_note(struct state_store *st, const char *fmt, ...) {
         size_t n = strlen(st->notes);
         va_list ap;
 
@@ -36,11 +35,6 @@ _printf_(2, 3) static void note(struct state_store *st, const char *fmt, ...) {
         va_start(ap, fmt);
         (void) vsnprintf(st->notes + n, sizeof(st->notes) - n, fmt, ap);
         va_end(ap);
-}
-
-static void read_boot(int rootfd, char *buf, size_t size) {
-        if (read_line_at(rootfd, "proc/sys/kernel/random/boot_id", buf, size) < 0)
-                *buf = 0;
 }
 
 /* RUNDIR/state parsed into @ret (its text in *@ret_text, where wanted); -ENOENT where there is none */
@@ -86,15 +80,15 @@ static void settle(struct state_store *st) {
                 uint64_t now, moved, from = in->from, to = in->to;
 
                 if (state_store_read_pool(st, p->page_size, p->node, &now) < 0) {
-                        note(st, "%s pool of node%u: cannot be read; the change a command that ended left there is "
-                             "dropped", page_size_name(p->page_size, name), p->node);
+                        state_store_note(st, "%s pool of node%u: cannot be read; the change a command that ended "
+                                         "left there is dropped", page_size_name(p->page_size, name), p->node);
                         now = from;
                 }
                 moved = state_intent_settle(&st->s, 0, now);
-                note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a command that ended "
-                     "before it was done: %" PRIu64 " page%s %s, counted as the owners'",
-                     page_size_name(p->page_size, name), p->node, from, to, plural(to), moved, plural(moved),
-                     to > from ? "added" : "given back");
+                state_store_note(st, "%s pool of node%u: a change from %" PRIu64 " to %" PRIu64 " page%s by a "
+                                 "command that ended before it was done: %" PRIu64 " page%s %s, counted as the owners'",
+                                 page_size_name(p->page_size, name), p->node, from, to, plural(to), moved,
+                                 plural(moved), to > from ? "added" : "given back");
         }
         for (size_t i = 0; i < st->s.n_pools; i++) {
                 const struct state_pool *p = &st->s.pools[i];
@@ -105,33 +99,14 @@ static void settle(struct state_store *st) {
                 st->dirty |= now != p->last;
                 taken = state_see(&st->s, i, now);
                 if (taken > 0)
-                        note(st, "%s pool of node%u: %" PRIu64 " page%s hpfilld added left the pool since (taken by "
-                             "another), no longer counted as hpfilld's", page_size_name(p->page_size, name), p->node,
-                             taken, taken == 1 ? "" : "s");
+                        state_store_note(st, "%s pool of node%u: %" PRIu64 " page%s hpfilld added left the pool "
+                                         "since (taken by another), no longer counted as hpfilld's",
+                                         page_size_name(p->page_size, name), p->node, taken, plural(taken));
         }
         if (st->s.daemon_pid > 0 && !state_daemon_runs(st)) {
                 st->s.daemon_pid = 0;
                 st->dirty = true;
                 st->s.daemon_start = 0;
-        }
-}
-
-/* What a command killed in the middle of a save left: its temp file (under the lock, no other
- * command is saving) */
-static void remove_temp_files(struct state_store *st) {
-        _cleanup_(closedirp) DIR *d = opendir_at(st->dirfd);
-        struct dirent *de;
-
-        /* ".state.PID.tmp" (replace_file_at()): those of commands that ended, under the lock */
-        while (d && (de = readdir(d))) {
-                const char *pid = de->d_name + strlen(STATE_FILE) + 2;
-                size_t digits;
-
-                if (strncmp(de->d_name, "." STATE_FILE ".", strlen(STATE_FILE) + 2) != 0)
-                        continue;
-                digits = strspn(pid, "0123456789");
-                if (digits > 0 && strcmp(pid + digits, ".tmp") == 0)
-                        (void) unlinkat(st->dirfd, de->d_name, 0);
         }
 }
 
@@ -141,7 +116,8 @@ static int load(struct state_store *st) {
         char boot[40];
         int r;
 
-        read_boot(st->rootfd, boot, sizeof(boot));
+        if (read_line_at(st->rootfd, "proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
+                *boot = 0;
         r = load_text(st->dirfd, &st->s, &st->saved, &e);
         if (r == -ENOENT) {
                 st->s = (struct state) {};
@@ -157,29 +133,26 @@ static int load(struct state_store *st) {
                 st->dirty = true;
         }
         if (r >= 0 && *boot && *st->s.boot && strcmp(boot, st->s.boot) != 0) {
-                note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages are in the pools "
-                     "now, started afresh", shown_root(), st->s.boot);
+                state_store_note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages "
+                                 "are in the pools now, started afresh", shown_root(), st->s.boot);
                 state_done(&st->s);
         }
         memcpy(st->s.boot, boot, sizeof(boot));
         return r < 0 ? r : 0;
 }
 
-int state_store_open(int rootfd, bool host, const struct topology *t, const struct state_open_options *o,
-                     struct state_store *ret) {
-        struct state_store st = { .rootfd = rootfd, .host = host, .t = t, .dirfd = -1, .lock_fd = -1 };
-        bool waited;
+int state_store_open(int rootfd, const struct topology *t, const struct state_open_options *o, struct state_store *ret) {
+        struct state_store st = { .rootfd = rootfd, .t = t, .dirfd = -1, .lock_fd = -1 };
         int r;
 
         st.dirfd = rundir_open(rootfd);
         if (st.dirfd < 0)
                 return log_error_errno(st.dirfd, "Cannot open %s/" RUNDIR ": %m%s", shown_root(),
                                        st.dirfd == -EACCES ? " (are you root?)" : "");
-        st.lock_fd = hostlock_take(rootfd, o->what, o->lock_timeout_s, o->stop, o->wait, &waited);
-        if (o->ret_waited)
-                *o->ret_waited = waited;
+        st.lock_fd = hostlock_take(rootfd, st.dirfd, o);
+        /* what a command killed in the middle of a save left (under the lock, no other is saving) */
         if (st.lock_fd >= 0)
-                remove_temp_files(&st);
+                replace_remove_temps(st.dirfd, STATE_FILE);
         r = st.lock_fd < 0 ? st.lock_fd : load(&st);
         if (r < 0) {
                 closep(&st.lock_fd);

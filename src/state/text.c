@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings/parse.h"
 #include "state/text.h"
 #include "util/number.h"
 
@@ -273,15 +274,13 @@ static int line_setting(struct parse *p) {
 
 static int line_reserve(struct parse *p) {
         struct state_reserve r = {};
-        size_t n = p->n == 6 ? strlen(p->w[1]) : 0;
 
-        if (n == 0 || n >= sizeof(r.name) || p->w[1][0] == '.' ||
-            strspn(p->w[1], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
+        /* a name as check_name() allows it */
+        if (p->n != 6 || check_name(p->w[1], "reservation", NULL) < 0 || parse_u64(p->w[2], &r.page_size) < 0 ||
+            !state_pool_key_valid(r.page_size, 0) || count(p, p->w[3], &r.pages) < 0 || parse_u64(p->w[4], &r.dev) < 0 ||
+            parse_u64(p->w[5], &r.ino) < 0)
                 return bad(p, "not reserve NAME PAGE_SIZE PAGES DEV INO");
-        memcpy(r.name, p->w[1], n + 1);
-        if (parse_u64(p->w[2], &r.page_size) < 0 || r.page_size < 4096 || (r.page_size & (r.page_size - 1)) ||
-            count(p, p->w[3], &r.pages) < 0 || parse_u64(p->w[4], &r.dev) < 0 || parse_u64(p->w[5], &r.ino) < 0)
-                return bad(p, "not reserve NAME PAGE_SIZE PAGES DEV INO");
+        memcpy(r.name, p->w[1], strlen(p->w[1]) + 1);
         if (state_reserve_find(p->s, r.name, r.page_size) >= 0)
                 return bad(p, "a reservation said twice");
         return state_reserve_add(p->s, &r) < 0 ? error_set(p->e, -ENOMEM, "out of memory") : 0;

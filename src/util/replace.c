@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Replacing a small file whole, through a temp file swapped in. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fileio.h"
 #include "util/macro.h"
 #include "util/replace.h"
 
@@ -76,4 +79,22 @@ int replace_file_at(int dirfd, const char *name, const char *text, size_t len, b
         }
         /* and the rename itself on disk: the name, not only the text */
         return durable && fsync(dirfd) < 0 ? -errno : 0;
+}
+
+void replace_remove_temps(int dirfd, const char *name) {
+        _cleanup_(closedirp) DIR *d = opendir_at(dirfd);
+        size_t k = strlen(name);
+        struct dirent *de;
+
+        /* ".NAME.PID.tmp", as replace_file_at() names them */
+        while (d && (de = readdir(d))) {
+                const char *pid = de->d_name + k + 2;
+                size_t digits;
+
+                if (de->d_name[0] != '.' || strncmp(de->d_name + 1, name, k) != 0 || de->d_name[k + 1] != '.')
+                        continue;
+                digits = strspn(pid, "0123456789");
+                if (digits > 0 && strcmp(pid + digits, ".tmp") == 0)
+                        (void) unlinkat(dirfd, de->d_name, 0);
+        }
 }

@@ -105,11 +105,10 @@ bool __wrap_choose_probe_worth(const struct choose_node *nodes, size_t n, enum f
         return hooks.probe_always || __real_choose_probe_worth(nodes, n, first);
 }
 
-int __wrap_hostlock_take(int rootfd, const char *what, unsigned timeout_s, struct stop *stop, const struct hostlock_wait *wait,
-                         bool *ret_waited) {
+int __wrap_hostlock_take(int rootfd, int dirfd, const struct state_open_options *o) {
         if (hooks.planned_fifo)
                 rendezvous(hooks.planned_fifo);
-        return __real_hostlock_take(rootfd, what, timeout_s, stop, wait, ret_waited);
+        return __real_hostlock_take(rootfd, dirfd, o);
 }
 
 int __wrap_fflush(FILE *f) {

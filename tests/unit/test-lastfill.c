@@ -13,6 +13,7 @@
 #include "state/text.h"
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "util/replace.h"
 #include "util/shown.h"
 #include "test.h"
 
@@ -41,8 +42,17 @@ static char *run_status(struct fake_root *r, bool json) {
         return text;
 }
 
-static int format_state(FILE *f, const void *s) {
-        return state_format(f, s);
+/* @s written to RUNDIR/state as a save writes it */
+static void write_state(struct fake_root *r, const struct state *s) {
+        _cleanup_(closep) int dirfd = rundir_open(r->fd);
+        _cleanup_(freep) char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        CHECK(dirfd >= 0 && f);
+        CHECK_EQ(state_format(f, s), 0);
+        CHECK_EQ(fclose(f), 0);
+        CHECK_EQ(replace_file_at(dirfd, STATE_FILE, text, len, false), 0);
 }
 
 /* A fill's record as a fill keeps it in the state: nothing filled, @status, @summary, @next_boot. */
@@ -53,7 +63,7 @@ static void record(struct fake_root *r, int status, const char *summary, const c
 
         CHECK_EQ(state_store_read(r->fd, &s, &e), 0);
         metrics_record_into(r->fd, &s, &rec, status, summary, next_boot);
-        CHECK_EQ(rundir_replace(r->fd, STATE_FILE, format_state, &s), 0);
+        write_state(r, &s);
         state_done(&s);
 }
 

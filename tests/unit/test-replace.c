@@ -69,8 +69,26 @@ TEST(test_leftover_and_failure) {
         fake_root_free(&r);
 }
 
+/* the temp files of the name that killed writers left go, nothing else */
+TEST(test_remove_temps) {
+        struct fake_root r;
+
+        fake_root_new(&r);
+        fake_write(&r, ".rec.123.tmp", "x");
+        fake_write(&r, ".rec.4.tmp", "x");
+        fake_write(&r, ".rec..tmp", "x");
+        fake_write(&r, ".rec.12x.tmp", "x");
+        fake_write(&r, ".record.5.tmp", "x");
+        fake_write(&r, "rec", "x");
+        replace_remove_temps(r.fd, "rec");
+        CHECK_EQ(fake_count_entries(&r, "."), 4);
+        CHECK(faccessat(r.fd, ".rec.123.tmp", F_OK, 0) < 0 && faccessat(r.fd, ".rec.4.tmp", F_OK, 0) < 0);
+        fake_root_free(&r);
+}
+
 int main(void) {
         RUN(test_first_and_again);
         RUN(test_leftover_and_failure);
+        RUN(test_remove_temps);
         return 0;
 }
