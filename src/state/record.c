@@ -2,12 +2,14 @@
 /* The record of the last fill (record.h): built by the fill, kept as the state's "last-" lines. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "state/record.h"
 #include "util/macro.h"
+#include "util/number.h"
 #include "util/sanitize.h"
 
 int fill_record_add_size(struct fill_record *r, uint64_t page_size, uint64_t elapsed_ns, unsigned rounds, bool met) {
@@ -123,49 +125,67 @@ void fill_record_format(FILE *f, const struct fill_record *r) {
         put_text_line(f, "last-next-boot", r->next_boot, sizeof(r->next_boot));
 }
 
-static bool is(const char *line, const char *word) {
-        return strncmp(line, word, strlen(word)) == 0;
+/* The next word of *@line (up to a space or the end) into @buf, *@line moved past it and the one
+ * space after it; false for an empty word (two spaces, a space at an end) or one too long */
+static bool word(const char **line, char *buf, size_t size) {
+        size_t n = strcspn(*line, " ");
+
+        if (n == 0 || n >= size || ((*line)[n] == ' ' && !(*line)[n + 1]))
+                return false;
+        memcpy(buf, *line, n);
+        buf[n] = 0;
+        *line += n + ((*line)[n] == ' ');
+        return true;
 }
 
+/* The next word of *@line as a number of at most @max */
+static bool number(const char **line, uint64_t max, uint64_t *ret) {
+        char buf[24];
+
+        return word(line, buf, sizeof(buf)) && parse_u64(buf, ret) >= 0 && *ret <= max;
+}
+
+/* Each line is its kind's words between single spaces, as the other lines of the state
+ * (text.h); a claim's file and a reservation's path are the rest of their lines */
 int fill_record_parse_line(struct fill_record *r, const char *line) {
-        uint64_t a, b, c;
-        unsigned u;
-        int i, k, n = 0;
-        char name[64], nodes[128];
+        uint64_t a, b, c, d, e;
+        char kind[16], name[64], nodes[128];
+        int k;
 
         if (strncmp(line, "last-", 5) != 0)
                 return 0;
-        /* a time since the epoch, an exit status as a process has one */
-        /* each kind by its word first: a sscanf() that fails costs as much as one that works */
-        if (is(line, "last-fill ") &&
-            sscanf(line, "last-fill %" SCNd64 " %d %" SCNu64 " %" SCNu64 "%n", &r->time_ns, &r->exit_status,
-                   &r->elapsed_ns, &r->fills_total, &n) == 4 && !line[n] && r->time_ns >= 0 && r->exit_status >= 0 &&
-            r->exit_status <= 255) {
-                r->valid = true;
-                return 1;
-        }
-        if (is(line, "last-size ") && sscanf(line, "last-size %" SCNu64 " %" SCNu64 " %u %" SCNu64 " %d%n", &a, &b, &u, &c, &i, &n) == 5 &&
-            !line[n] && (i == 0 || i == 1)) {
-                if (fill_record_add_size(r, a, b, u, i) < 0)
-                        return -ENOMEM;
-                r->sizes[r->n_sizes - 1].rounds_total = c;
-                return 1;
-        }
         k = take_text_line(line, "last-summary", r->summary, sizeof(r->summary));
         if (k == 0)
                 k = take_text_line(line, "last-next-boot", r->next_boot, sizeof(r->next_boot));
-        if (k != 0)
-                return k;
-        if (is(line, "last-claim ") && sscanf(line, "last-claim %63s %" SCNu64 " %u %" SCNu64 " %n", name, &a, &u, &b, &n) == 4 && n > 0 && line[n]) {
-                k = fill_record_add_claim(r, name, a, u, b, line + n);
+        if (k != 0 || !word(&line, kind, sizeof(kind)))
+                return k != 0 ? k : -EBADMSG;
+        /* a time since the epoch, an exit status as a process has one */
+        if (strcmp(kind, "last-fill") == 0 && number(&line, INT64_MAX, &a) && number(&line, 255, &b) &&
+            number(&line, UINT64_MAX, &r->elapsed_ns) && number(&line, UINT64_MAX, &r->fills_total) && !*line) {
+                r->time_ns = (int64_t) a;
+                r->exit_status = (int) b;
+                r->valid = true;
+                return 1;
+        }
+        if (strcmp(kind, "last-size") == 0 && number(&line, UINT64_MAX, &a) && number(&line, UINT64_MAX, &b) &&
+            number(&line, UINT_MAX, &c) && number(&line, UINT64_MAX, &d) && number(&line, 1, &e) && !*line) {
+                if (fill_record_add_size(r, a, b, (unsigned) c, e) < 0)
+                        return -ENOMEM;
+                r->sizes[r->n_sizes - 1].rounds_total = d;
+                return 1;
+        }
+        if (strcmp(kind, "last-claim") == 0 && word(&line, name, sizeof(name)) && number(&line, UINT64_MAX, &a) &&
+            number(&line, UINT_MAX, &b) && number(&line, UINT64_MAX, &c) && *line) {
+                k = fill_record_add_claim(r, name, a, (unsigned) b, c, line);
                 return k == -EINVAL ? -EBADMSG : k < 0 ? k : 1;
         }
         /* NODES: "0,1", or "-" for none named; PATH: the rest of the line, an absolute path or "-" */
-        if (is(line, "last-reserve ") && sscanf(line, "last-reserve %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %127[-0-9,] %n", name, &a, &b, &c,
-                   &i, nodes, &n) == 6 &&
-            n > 0 && i >= 0 && i < _MR_MAX && (line[n] == '/' || strcmp(line + n, "-") == 0)) {
-                k = fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) i,
-                                            strcmp(nodes, "-") == 0 ? "" : nodes, line[n] == '-' ? "" : line + n);
+        if (strcmp(kind, "last-reserve") == 0 && word(&line, name, sizeof(name)) && number(&line, UINT64_MAX, &a) &&
+            number(&line, UINT64_MAX, &b) && number(&line, UINT64_MAX, &c) && number(&line, _MR_MAX - 1, &d) &&
+            word(&line, nodes, sizeof(nodes)) && (strcmp(nodes, "-") == 0 || !nodes[strspn(nodes, "0123456789,")]) &&
+            (*line == '/' || strcmp(line, "-") == 0)) {
+                k = fill_record_add_reserve(r, name, a, b, c, (enum metrics_reserve_state) d,
+                                            strcmp(nodes, "-") == 0 ? "" : nodes, *line == '-' ? "" : line);
                 return k == -EINVAL ? -EBADMSG : k < 0 ? k : 1;
         }
         return -EBADMSG;

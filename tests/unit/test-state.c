@@ -407,6 +407,18 @@ TEST(test_text_refused) {
                 "hpfilld-state 1\nseq 1\ndaemon 0 1\nend\n",
                 "hpfilld-state 1\nseq 1\nfrobnicate\nend\n",
                 "hpfilld-state 1\nseq 281474976710656\nend\n",                         /* beyond any count */
+                /* the record's lines: words between single spaces, as every other line */
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5  1\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1 \nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 +1\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 256 5 1\nend\n",               /* no process exits so */
+                "hpfilld-state 1\nseq 1\nlast-fill 9223372036854775808 0 5 1\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1\nlast-size 2097152 1 1 1 2\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1\nlast-size 2097152 1 4294967296 1 1\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1\nlast-claim vm 2097152 0 4\nend\n",    /* no file */
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1\nlast-reserve r 2097152 1 1 9 - -\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1\nlast-reserve r 2097152 1 1 0 0;1 -\nend\n",
+                "hpfilld-state 1\nseq 1\nlast-fill 1 0 5 1\nlast-reserve r 2097152 1 1 0 - x\nend\n",
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct state s = {};
