@@ -41,7 +41,7 @@ static void help(void) {
                "  -t --threads-per-node N|auto\n"
                "                            Workers per node for methods that use them\n"
                "     --min PCT              Least share of each target that counts as success (default 100%%)\n"
-               "     --shrink               Also shrink pools larger than their target (free pages only)\n"
+               "     --shrink               Also give back the run's own free pages above the target\n"
                "     --drop-caches          When compaction is not enough, drop the page cache and retry\n"
                "  -r --reserve NAME:SIZE:AMOUNT[@nodeN][,owner=USER,group=GROUP,mode=MODE,mount=PATH]\n"
                "                            Prefault a named hugetlbfs file, e.g. vm1:2M:2G@node0 or\n"

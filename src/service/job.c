@@ -156,6 +156,23 @@ static void say_uncounted(const struct topology *t, const struct plan *p) {
                             topology_nodes_mem(t) >> 20, shown_root(), t->machine_mem >> 20, topology_uncounted(t) >> 20);
 }
 
+/* The state as a fill would find it, for a dry run: read without the lock, each pool seen as
+ * it is now (as a fill's open settles it; nothing written), the run's owner in it */
+static int dry_state(const struct job_params *in, const struct topology *t, const struct pool_counts *counts,
+                     struct state_store *ret) {
+        struct error e = {};
+
+        *ret = (struct state_store) { .rootfd = in->rootfd, .t = t, .dirfd = -1, .lock_fd = -1 };
+        if (state_store_read(in->rootfd, &ret->s, &e) < 0)
+                log_warning("Cannot read %s; planned as if hpfilld had added no page", e.msg);
+        for (size_t p = 0; p < ret->s.n_pools; p++)
+                for (size_t si = 0; si < t->n_page_sizes; si++)
+                        for (size_t n = 0; n < t->n_nodes; n++)
+                                if (t->page_sizes[si] == ret->s.pools[p].page_size && t->nodes[n].id == ret->s.pools[p].node)
+                                        (void) state_see(&ret->s, p, pool_counts_persistent(&counts[si * t->n_nodes + n]));
+        return state_owner_get(&ret->s, in->kind == STATE_FILL_ONCE ? "once" : "config");
+}
+
 int job_dry_run(const struct job_params *in, const struct job_sink *to, struct job_result *out,
                 const struct config *c) {
         _cleanup_(freep) struct pool_counts *counts = NULL;
@@ -163,50 +180,51 @@ int job_dry_run(const struct job_params *in, const struct job_sink *to, struct j
         struct config with_claims = *c;
         struct topology t = {};
         struct kernel_features caps = {};
-        struct state s = {};
-        struct plan p = {};
+        struct state_store st = { .dirfd = -1, .lock_fd = -1 };
+        struct job_plan jp = {};
         struct error e = {};
         struct job_result unwanted = {};
         struct job job = job_start(in, to, out ? out : &unwanted, true), *j = &job;
-        int r, ret = EXIT_FAIL;
+        int owner, r, ret = EXIT_FAIL;
 
         r = topology_read(in->rootfd, &t, &e);
         if (r < 0) {
                 log_error_errno(r, "Cannot read the machine's topology: %s", e.msg);
                 return EXIT_FAIL;
         }
-        /* the claims there are now, as a fill would plan them; a state that cannot be read, none */
-        if (in->kind == STATE_FILL_CONFIG && state_store_read(in->rootfd, &s, &e) < 0)
-                log_warning("Cannot read the claims: %s; planned without them", e.msg);
-        if (in->kind == STATE_FILL_CONFIG && job_plan_config(c, &s, &t, NULL, &with_claims) < 0)
-                goto out;
-        kernel_features_read(in->rootfd, in->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
         if (job_read_counts(in->rootfd, &t, &counts) < 0)
                 goto out;
-        r = plan_build(&t, counts, &with_claims, &caps, &p, &e);
+        /* the claims there are now and what the run's owner holds, as a fill would plan them */
+        owner = dry_state(in, &t, counts, &st);
+        if (owner < 0 || (in->kind == STATE_FILL_CONFIG && job_plan_config(c, &st.s, &t, NULL, &with_claims) < 0)) {
+                log_error_errno(-ENOMEM, "Out of memory");
+                goto out;
+        }
+        kernel_features_read(in->rootfd, in->host, c->cmdline_read ? c->cmdline_ioa : KERNEL_FEATURES_CMDLINE_UNREAD, &caps);
+        r = job_plan_build(&st, counts, &with_claims, &caps, in->kind, (size_t) owner, &jp, &e);
         if (r < 0) {
                 ret = refused(j, r, &e);
                 goto out;
         }
-        reserves = p.n_reserves > 0 ? calloc(p.n_reserves, sizeof(*reserves)) : NULL;
-        if (p.n_reserves > 0 && !reserves) {
+        reserves = jp.plan.n_reserves > 0 ? calloc(jp.plan.n_reserves, sizeof(*reserves)) : NULL;
+        if (jp.plan.n_reserves > 0 && !reserves) {
                 log_error_errno(-ENOMEM, "Out of memory");
                 goto out;
         }
-        show_plan(j, &p, &caps);
-        ret = job_check(j, &t, counts, &p, reserves);
+        show_plan(j, &jp.plan, &caps);
+        ret = job_check(j, &t, counts, &jp.plan, reserves);
         if (ret == EXIT_OK)
-                say_uncounted(&t, &p);
+                say_uncounted(&t, &jp.plan);
         if (reserves)
-                reserve_runs_done(reserves, p.n_reserves);
+                reserve_runs_done(reserves, jp.plan.n_reserves);
 out:
         job_report_flush(j);
         if (j->report_error && ret == EXIT_OK)
                 ret = EXIT_FAIL;
         if (with_claims.claims != c->claims)
                 job_plan_config_done(&with_claims, c);
-        plan_done(&p);
-        state_done(&s);
+        job_plan_done(&jp);
+        state_done(&st.s);
         topology_done(&t);
         return ret;
 }

@@ -38,6 +38,9 @@ set_nr 600
 run 0 --once --pool 2M:700
 [ "$(node_nr 0 2048)" = 700 ] || bad "--pool 2M:700 left $(node_nr 0 2048) pages, not 700"
 share once 0 100/700
+# a dry run plans what the fill does: its own 100 given back, not the other's 600
+run 0 --once --dry-run --pool 2M:512
+grep -Eq '^2M +node0 +700 +600 +-100 ' "$work/out" || bad "--dry-run of the shrink to 512 does not plan 700 -> 600: $(cat "$work/out")"
 run 0 --once --pool 2M:512
 [ "$(node_nr 0 2048)" = 600 ] || bad "--pool 2M:512 with the file's Shrink=yes left $(node_nr 0 2048) pages, not the other's 600"
 share once 0 0/512
