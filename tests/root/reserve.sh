@@ -74,6 +74,12 @@ expect_in "$WORK/out" "^vm1: released $MNT/hpfilld/vm1"
 [ "$(cat $G/free_hugepages)" = $((F + 92)) ] || fail "free after release: $(cat $G/free_hugepages)"
 expect_rc 1 "$HPFILLD" --release vm1
 expect_in "$WORK/err" "No reservation 'vm1'"
+# only a file hpfilld made: one another put in hpfilld/ is left alone (exit 1)
+: >"$MNT/hpfilld/foreign"
+expect_rc 1 "$HPFILLD" --release foreign
+expect_in "$WORK/err" "No reservation 'foreign' made by hpfilld \(its state records none of that name\)"
+[ -e "$MNT/hpfilld/foreign" ] || fail "--release removed a file hpfilld did not make"
+rm "$MNT/hpfilld/foreign"
 
 # more than the pool will have free: refused before anything changes, the dry run too
 before=$(snapshot)
@@ -117,7 +123,13 @@ expect_in "$WORK/out" "^vm6 reservation: not made: Group=no-such-group-here: no 
 expect_in "$WORK/out" "^vm7 reservation: 4/4 2M pages"
 [ "$(stat -c '%u' "$MNT/hpfilld/vm7")" = 65534 ] || fail "vm7: owner $(stat -c '%u' "$MNT/hpfilld/vm7")"
 [ ! -e "$MNT/hpfilld/vm6" ] || fail "a reservation with an unknown group was made"
-expect_rc 0 "$HPFILLD" --release vm7
+# a file put at a reservation's name since is not the one hpfilld made: left alone
+rm "$MNT/hpfilld/vm7"
+: >"$MNT/hpfilld/vm7"
+expect_rc 1 "$HPFILLD" --release vm7
+expect_in "$WORK/err" "No reservation 'vm7': $MNT/hpfilld/vm7 is not the file hpfilld made, left alone"
+[ -e "$MNT/hpfilld/vm7" ] || fail "--release removed a file put at a reservation's name"
+rm "$MNT/hpfilld/vm7"
 before=$(snapshot)
 expect_rc 2 "$HPFILLD" --once --reserve "../x:2M:4"
 expect_rc 2 "$HPFILLD" --release "../etc"
