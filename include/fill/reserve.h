@@ -31,13 +31,11 @@ struct reserve_run {
         char error_what[PATH_MAX + 64];
 };
 
-/* Resolves each reservation's Owner= and Group= (now, not when the configuration was read:
- * in an initramfs, or before NSS is up, a name may not resolve; that fails that reservation
- * only). Finds the hugetlbfs mount of every reservation and checks it (hugetlbfs of the page size;
- * MOUNT/hpfilld, if there, root's and writable by no one else); no change to anything. A
- * reservation without a mount, or with one that fails the checks, gets its error (reported,
- * and skipped; the pools are filled all the same: an initramfs has no hugetlbfs mount).
- * Returns how many have an error. */
+/* Resolves each reservation's Owner= and Group= (now, not when the configuration was read;
+ * one that does not resolve gets -ESRCH). Finds the hugetlbfs mount of every reservation and
+ * checks it (hugetlbfs of the page size; MOUNT/hpfilld, if there, root's and writable by no one
+ * else); no change to anything. A reservation without a mount (-ENOENT), or with one that fails
+ * the checks, gets its error. Returns how many have an error. */
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs);
 /* Whether the file of @rr is there, of the planned size (made by an earlier fill). */
 bool reserve_is_there(const struct reserve_run *rr);
