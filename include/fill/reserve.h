@@ -31,13 +31,11 @@ struct reserve_run {
         char error_what[PATH_MAX + 64];
 };
 
-/* Resolves each reservation's Owner= and Group= (now, not when the configuration was read:
- * in an initramfs, or before NSS is up, a name may not resolve; that fails that reservation
- * only). Finds the hugetlbfs mount of every reservation and checks it (hugetlbfs of the page size;
- * MOUNT/hpfilld, if there, root's and writable by no one else); no change to anything. A
- * reservation without a mount, or with one that fails the checks, gets its error (reported,
- * and skipped; the pools are filled all the same: an initramfs has no hugetlbfs mount).
- * Returns how many have an error. */
+/* Resolves each reservation's Owner= and Group= (now, not when the configuration was read;
+ * one that does not resolve gets -ESRCH). Finds the hugetlbfs mount of every reservation and
+ * checks it (hugetlbfs of the page size; MOUNT/hpfilld, if there, root's and writable by no one
+ * else); no change to anything. A reservation without a mount (-ENOENT), or with one that fails
+ * the checks, gets its error. Returns how many have an error. */
 int reserve_locate(int rootfd, bool host, const struct plan *p, struct reserve_run *runs);
 /* Whether the file of @rr is there, of the planned size (made by an earlier fill). */
 bool reserve_is_there(const struct reserve_run *rr);
@@ -48,19 +46,19 @@ bool reserve_is_there(const struct reserve_run *rr);
  * complete is removed. */
 int reserve_execute(struct fill_shared *shared, const struct plan *p, struct reserve_run *runs);
 void reserve_runs_done(struct reserve_run *runs, size_t n);
-/* Removes reservation @name from every hugetlbfs mount that has it, in MOUNT/hpfilld
- * directories that pass reserve_dir_open()'s checks only: 1 removed, 0 none. A directory or
- * file refused is said in @e (-EPERM when nothing was removed). With @unused_only, a file a
- * process has open or maps, or of which that cannot be told (reserve_use_open()), is kept: 2,
- * its path in @ret_path. */
 /* Makes MOUNT/hpfilld of the mount for @page_size (@named, Mount=, where not empty) now, moving another user's aside
  * (reserve_dir_open()): before the capabilities are dropped (CAP_FOWNER renames in a mount of
  * another owner's). 1 with what was moved in @e, to show as a warning; 0 otherwise (a mount
  * that is not there or not fit: the reservation says so later). */
 int reserve_claim_dir(int rootfd, bool host, const char *named, uint64_t page_size, struct error *e);
-int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e);
-/* The same for the one file a fill made (hpfilld give-back): only on a mount of @page_size, only
- * the file of that identity (@dev, @ino; 0, 0: the one of that name, made by a fill that ended
- * before it knew), never one in use. */
+/* Removes the reservation file hpfilld made, @name of that identity (@dev, @ino; 0, 0: the one
+ * of that name, made by a fill that ended before it knew), from the hugetlbfs mounts of
+ * @page_size, in MOUNT/hpfilld directories that pass reserve_dir_open()'s checks only, in use or
+ * not (hpfilld --release): 1 removed, 0 none. A directory or file refused is said in @e (-EPERM
+ * when nothing was removed), as is a file of that name of another identity (left alone). */
+int reserve_release(int rootfd, const char *name, uint64_t page_size, uint64_t dev, uint64_t ino, char *ret_path,
+                    size_t size, struct error *e);
+/* The same, but a file a process has open or maps, or of which that cannot be told
+ * (reserve_use_open()), is kept: 2, its path in @ret_path (hpfilld give-back). */
 int reserve_release_made(int rootfd, const char *name, uint64_t page_size, uint64_t dev, uint64_t ino, char *ret_path,
                          size_t size, struct error *e);

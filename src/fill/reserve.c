@@ -305,6 +305,7 @@ struct release {
         int refused;
         bool unused_only; /* a file a process has open or maps (or that cannot be told) is kept */
         int kept;
+        int other; /* files of that name of another identity */
         struct error *e;
         /* reserve_release_made(): the page size of its mount, and the file's identity (0, 0: any) */
         uint64_t page_size, dev, ino;
@@ -339,8 +340,12 @@ static int release_one(const char *dir, uint64_t page_size, void *userdata) {
                 (void) error_set(&e, -EPERM, "%s/" RESERVE_DIR "/%s is not a regular file: refused", dir, rl->name);
                 return refuse(rl, &e);
         }
-        if (rl->ino && ((uint64_t) st.st_dev != rl->dev || (uint64_t) st.st_ino != rl->ino))
-                return 0; /* another file of that name: not the one made */
+        if (rl->ino && ((uint64_t) st.st_dev != rl->dev || (uint64_t) st.st_ino != rl->ino)) {
+                /* another file of that name: not the one made */
+                if (!rl->other++ && !rl->refused && rl->e)
+                        (void) error_set(rl->e, 0, "%s/" RESERVE_DIR "/%s is not the file hpfilld made", dir, rl->name);
+                return 0;
+        }
         /* the lease, held until the file is gone, makes an open meanwhile wait for the unlink */
         if (rl->unused_only && reserve_use_open(dirfd, rl->name, O_RDONLY, &fd, NULL) != RESERVE_USE_FREE) {
                 if (!rl->kept++ && !rl->found)
@@ -383,9 +388,10 @@ static int release(struct release *rl) {
         return rl->kept ? 2 : rl->found ? 1 : rl->refused ? -EPERM : 0;
 }
 
-int reserve_release(int rootfd, const char *name, bool unused_only, char *ret_path, size_t size, struct error *e) {
+int reserve_release(int rootfd, const char *name, uint64_t page_size, uint64_t dev, uint64_t ino, char *ret_path,
+                    size_t size, struct error *e) {
         return release(&(struct release) { .rootfd = rootfd, .name = name, .ret_path = ret_path, .size = size,
-                                           .unused_only = unused_only, .e = e });
+                                           .e = e, .page_size = page_size, .dev = dev, .ino = ino });
 }
 
 int reserve_release_made(int rootfd, const char *name, uint64_t page_size, uint64_t dev, uint64_t ino, char *ret_path,

@@ -179,17 +179,17 @@ static int check_reserves(struct job *j, const struct topology *t, const struct 
                                          j->in->create_mounts_by ? j->in->create_mounts_by : "CreateMounts=yes", place);
                                 continue;
                         }
-                        /* No hugetlbfs mount for its size is the configuration's: nothing starts
-                         * (exit 2). A mount or directory refused (others control it, not what the
-                         * mount table said), or an owner unknown here: that reservation alone is
-                         * skipped, the fill goes on and exits 1. */
-                        if (error != -ENOENT && !j->in->strict) {
+                        /* No hugetlbfs mount for its size, or an Owner= or Group= unknown here, is
+                         * the configuration's: nothing starts (exit 2). A mount or directory
+                         * refused (others control it, not what the mount table said): that
+                         * reservation alone is skipped, the fill goes on and exits 1. */
+                        if (error != -ENOENT && error != -ESRCH && !j->in->strict) {
                                 log_error("%s: %s: this reservation is skipped", p->reserves[i].pool.origin,
                                           reserves[i].error_what);
                                 continue;
                         }
                         /* --check-config: what a fill would skip is not a good configuration */
-                        if (error != -ENOENT) {
+                        if (error != -ENOENT && error != -ESRCH) {
                                 log_error("%s: %s: a fill would skip this reservation", p->reserves[i].pool.origin,
                                           reserves[i].error_what);
                                 ret = EXIT_USAGE;

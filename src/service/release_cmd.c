@@ -14,25 +14,40 @@
 #include "service/session.h"
 #include "util/log.h"
 
-/* One reservation removed, its record in the state with it */
+/* One reservation hpfilld made removed, its record in the state with it: only the file the state
+ * records (its page size, device and inode), never another of that name */
 static int release_one(struct session *s, const char *name) {
-        char path[PATH_MAX];
+        bool recorded = false, removed = false;
         struct error e = {};
-        int r = reserve_release(s->rootfd, name, false, path, sizeof(path), &e);
 
-        if (r == -EPERM)
-                return log_error("Cannot release '%s': %s", name, e.msg), EXIT_FAIL;
-        if (r < 0)
-                return log_error_errno(r, "Cannot release '%s': %m", name), EXIT_FAIL;
-        if (r == 0)
-                return log_error("No reservation '%s'", name), EXIT_FAIL;
-        for (size_t k = s->st.s.n_reserves; k-- > 0;)
-                if (strcmp(s->st.s.reserves[k].name, name) == 0)
-                        state_reserve_remove(&s->st.s, k);
+        for (size_t k = s->st.s.n_reserves; k-- > 0;) {
+                const struct state_reserve *rs = &s->st.s.reserves[k];
+                char path[PATH_MAX];
+                int r;
+
+                if (strcmp(rs->name, name) != 0)
+                        continue;
+                recorded = true;
+                r = reserve_release(s->rootfd, name, rs->page_size, rs->dev, rs->ino, path, sizeof(path), &e);
+                if (r == -EPERM)
+                        return log_error("Cannot release '%s': %s", name, e.msg), EXIT_FAIL;
+                if (r < 0)
+                        return log_error_errno(r, "Cannot release '%s': %m", name), EXIT_FAIL;
+                if (r == 0)
+                        continue;
+                state_reserve_remove(&s->st.s, k);
+                removed = true;
+                if (log_get_max_level() >= LOG_INFO)
+                        printf("%s: released %s; its pages go back to the pool once no process maps it\n", name, path);
+        }
+        if (!recorded)
+                return log_error("No reservation '%s' made by hpfilld (its state records none of that name); "
+                                 "any file of that name is not hpfilld's, left alone", name), EXIT_FAIL;
+        if (!removed)
+                return log_error("No reservation '%s'%s%s%s", name, *e.msg ? ": " : "", e.msg,
+                                 *e.msg ? ", left alone" : ""), EXIT_FAIL;
         if (*e.msg)
                 log_warning("%s: %s, left alone", name, e.msg);
-        if (log_get_max_level() >= LOG_INFO)
-                printf("%s: released %s; its pages go back to the pool once no process maps it\n", name, path);
         return EXIT_OK;
 }
 

@@ -47,7 +47,14 @@ moved() { # pattern hpfilld-args...
         rm -rf "$MNT"/hpfilld*
 }
 
+# vm1 as the state records it (a fill made it), its file gone since: --release looks for it
+recorded() {
+        expect_rc 0 "$HPFILLD" --once --reserve "vm1:2M:4@$first"
+        rm -rf "$MNT"/hpfilld*
+}
+
 # another user's hpfilld/, mode 0777: --release leaves a file there alone; a fill moves it aside
+recorded
 as_nobody mkdir -m 0777 "$MNT/hpfilld"
 as_nobody touch "$MNT/hpfilld/vm1"
 refused "Cannot release 'vm1': $MNT/hpfilld belongs to user 'nobody' \(uid [0-9]+\), mode 0777: refused" --release vm1
@@ -68,6 +75,7 @@ moved "$MNT/hpfilld was a directory of user 'root' \(uid 0\), mode 0775" --once 
 
 # a symlink in place of hpfilld/, to a directory of root's (some kernels' hugetlbfs makes no
 # symlinks: EINVAL; test-reserve-dir covers these cases on a tmpfs then)
+recorded
 if as_nobody ln -s "$WORK/target" "$MNT/hpfilld" 2>/dev/null; then
         symlinks=yes
 else

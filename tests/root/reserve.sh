@@ -74,6 +74,12 @@ expect_in "$WORK/out" "^vm1: released $MNT/hpfilld/vm1"
 [ "$(cat $G/free_hugepages)" = $((F + 92)) ] || fail "free after release: $(cat $G/free_hugepages)"
 expect_rc 1 "$HPFILLD" --release vm1
 expect_in "$WORK/err" "No reservation 'vm1'"
+# only a file hpfilld made: one another put in hpfilld/ is left alone (exit 1)
+: >"$MNT/hpfilld/foreign"
+expect_rc 1 "$HPFILLD" --release foreign
+expect_in "$WORK/err" "No reservation 'foreign' made by hpfilld \(its state records none of that name\)"
+[ -e "$MNT/hpfilld/foreign" ] || fail "--release removed a file hpfilld did not make"
+rm "$MNT/hpfilld/foreign"
 
 # more than the pool will have free: refused before anything changes, the dry run too
 before=$(snapshot)
@@ -96,28 +102,34 @@ before=$(snapshot)
 expect_rc 2 "$HPFILLD" --once --reserve "vm4:2M:4@$first" --pool 2M:1 --reserve "vm4:2M:8"
 expect_in "$WORK/err" "a second reservation named 'vm4'"
 [ "$(snapshot)" = "$before" ] || fail "a duplicate reservation changed the pools"
-# an unknown owner fails that reservation only, when it is made (NSS may come up later than the
-# configuration is read): the other reservation and the pool are made
+# an unknown owner or group is bad input: the plan is refused before any write (exit 2), the
+# dry run and the check too, the place named
 printf '[Reserve]\nName=vm5\nPageSize=2M\nAmount=4\nOwner=no-such-user-here\n' >"$WORK/bad.conf"
 printf '[Reserve]\nName=vm6\nPageSize=2M\nAmount=4\nGroup=no-such-group-here\n' >>"$WORK/bad.conf"
-printf '[Reserve]\nName=vm7\nPageSize=2M\nAmount=4\nOwner=65534\n' >>"$WORK/bad.conf"
-# --check-config: what a fill would skip fails the check (exit 2), nothing made
-expect_rc 2 "$HPFILLD" --check-config --config "$WORK/bad.conf"
-expect_in "$WORK/err" "bad.conf:1: Owner=no-such-user-here: no such user: a fill would skip this reservation"
-expect_in "$WORK/err" "bad.conf:6: Group=no-such-group-here: no such group: a fill would skip this reservation"
-! grep -q "The configuration is good" "$WORK/err" || fail "--check-config called a skipped reservation good"
-[ ! -e "$MNT/hpfilld/vm7" ] || fail "--check-config made a reservation"
-expect_rc 1 "$HPFILLD" --once --config "$WORK/bad.conf"
-expect_in "$WORK/err" "bad.conf:1: Owner=no-such-user-here: no such user: this reservation is skipped"
-expect_in "$WORK/err" "bad.conf:6: Group=no-such-group-here: no such group: this reservation is skipped"
-# said once each, not again by the check under the host lock
-[ "$(grep -c ': this reservation is skipped$' "$WORK/err")" = 2 ] || fail "a skip said more than once: $(cat "$WORK/err")"
-expect_in "$WORK/out" "^vm5 reservation: not made: Owner=no-such-user-here: no such user$"
-expect_in "$WORK/out" "^vm6 reservation: not made: Group=no-such-group-here: no such group$"
+printf '[Pool]\nPageSize=2M\nAmount=node%s=%s\n' "$first" "$((T + 8))" >>"$WORK/bad.conf"
+before=$(snapshot)
+for how in --check-config "--once --dry-run" --once; do
+        expect_rc 2 "$HPFILLD" $how --config "$WORK/bad.conf"
+        expect_in "$WORK/err" "^hpfilld: $WORK/bad.conf:1: Owner=no-such-user-here: no such user$"
+        expect_in "$WORK/err" "^hpfilld: $WORK/bad.conf:6: Group=no-such-group-here: no such group$"
+done
+! grep -q "The configuration is good" "$WORK/err" || fail "--check-config called a bad owner good"
+expect_rc 2 "$HPFILLD" --once --pool "2M:node$first=$((T + 8))" --reserve "vm5:2M:4,owner=no-such-user-here"
+expect_in "$WORK/err" "^hpfilld: --reserve vm5:2M:4,owner=no-such-user-here: Owner=no-such-user-here: no such user$"
+[ "$(snapshot)" = "$before" ] || fail "a plan with an unknown owner changed the pools"
+[ ! -e "$MNT/hpfilld/vm5" ] && [ ! -e "$MNT/hpfilld/vm6" ] || fail "a reservation with an unknown owner was made"
+# a number needs no lookup
+printf '[Reserve]\nName=vm7\nPageSize=2M\nAmount=4\nOwner=65534\n' >"$WORK/num.conf"
+expect_rc 0 "$HPFILLD" --once --config "$WORK/num.conf"
 expect_in "$WORK/out" "^vm7 reservation: 4/4 2M pages"
 [ "$(stat -c '%u' "$MNT/hpfilld/vm7")" = 65534 ] || fail "vm7: owner $(stat -c '%u' "$MNT/hpfilld/vm7")"
-[ ! -e "$MNT/hpfilld/vm6" ] || fail "a reservation with an unknown group was made"
-expect_rc 0 "$HPFILLD" --release vm7
+# a file put at a reservation's name since is not the one hpfilld made: left alone
+rm "$MNT/hpfilld/vm7"
+: >"$MNT/hpfilld/vm7"
+expect_rc 1 "$HPFILLD" --release vm7
+expect_in "$WORK/err" "No reservation 'vm7': $MNT/hpfilld/vm7 is not the file hpfilld made, left alone"
+[ -e "$MNT/hpfilld/vm7" ] || fail "--release removed a file put at a reservation's name"
+rm "$MNT/hpfilld/vm7"
 before=$(snapshot)
 expect_rc 2 "$HPFILLD" --once --reserve "../x:2M:4"
 expect_rc 2 "$HPFILLD" --release "../etc"

@@ -100,10 +100,13 @@ tree
 mkdir -p "$work/t/proc/self" "$work/hostmnt/hpfilld"
 : >"$work/hostmnt/hpfilld/vm1"
 echo "none $work/hostmnt hugetlbfs rw,relatime,pagesize=2M 0 0" >"$work/t/proc/self/mounts"
+# the state records vm1 as hpfilld's (0 0: by its name), so --release looks for it
+mkdir -p "$work/t/run/hpfilld"
+printf 'hpfilld-state 1\nreserve vm1 2097152 1 0 0\nend\n' >"$work/t/run/hpfilld/state"
 rc=0
 timeout 20 "$HPFILLD" --root "$work/t" --release vm1 >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 1 ] || bad "--release of a reservation the tree's table places on the host: exit $rc, expected 1"
-grep -qF "No reservation 'vm1'" "$work/err" || bad "the mount point was opened outside the tree: $(cat "$work/err")"
+grep -qFx "hpfilld: No reservation 'vm1'" "$work/err" || bad "the mount point was opened outside the tree: $(cat "$work/err")"
 [ -e "$work/hostmnt/hpfilld/vm1" ] || bad "the file outside the tree was removed"
 echo "ok: a mount table naming a host path: $(cat "$work/err")"
 
