@@ -161,7 +161,8 @@ fake_mount() {
 # machine ROOT (which changes nothing) and no line of it is named as bad. A fake tree has no
 # kernel to fault pages in (under --root hpfilld takes MADV_POPULATE_WRITE as absent), so a
 # configuration with [Reserve] sections must fail on the first of them for that reason alone,
-# after every line parsed, and pass without them; an owner not on this machine is only said.
+# after every line parsed, and pass without them (so an Owner= this machine lacks, which a
+# fill refuses, is never reached here: a mount refused is only said, and its line let pass).
 # Prints what hpfilld said and returns 1 when not so.
 check_config() {
         local hpfilld="$1" root="$2" f="$3" work="$4" first
