@@ -38,7 +38,9 @@ int metrics_print(int rootfd, FILE *f);
  * no one else can write (-EPERM): whoever could swap it could send root's file anywhere; never
  * hpfilld's own run/hpfilld below @rootfd (-EINVAL: it would take the state's place). A
  * message naming the path in @e on failure. */
-/* -EINVAL (said in @e) where @path is a file of run/hpfilld below @rootfd; else 0 (a directory
- * missing or refused for other reasons is the write's to say) */
-int metrics_file_check(int rootfd, const char *path, struct error *e);
+/* Before anything is done: a negative errno (said in @e) where the file could not be written,
+ * its directory missing (but for @missing_ok: the real root's, not there in an initramfs), not
+ * a directory, unreadable or refused (trusted_dir_open()), or run/hpfilld below @rootfd
+ * (-EINVAL); else 0. */
+int metrics_file_check(int rootfd, const char *path, bool missing_ok, struct error *e);
 int metrics_write_atomic(int rootfd, const char *path, const char *text, size_t len, struct error *e);
