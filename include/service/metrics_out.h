@@ -31,7 +31,8 @@ void metrics_after_fill(int rootfd, const char *metrics_file);
 int metrics_overlay_state(int rootfd, struct fill_record *rec);
 /* The record of the last fill (the state's): -ENOENT where there is none. */
 int metrics_record_read(int rootfd, struct fill_record *ret);
-/* The pools now and the last fill recorded, in the exposition format. */
+/* The pools now and the last fill recorded, in the exposition format. A negative errno where
+ * they could not be read, or where @f did not take them (ferror(@f) then). */
 int metrics_print(int rootfd, FILE *f);
 /* Writes @len bytes of @text to @path atomically, mode 0644, into its directory as found by a
  * walk from / that follows no symbolic link (-ELOOP), and only one of root's or this user's that

@@ -294,8 +294,9 @@ int metrics_print(int rootfd, FILE *f) {
         size_t len = 0;
         int r = render_recorded(rootfd, &text, &len);
 
+        errno = 0;
         if (r >= 0 && fwrite(text, 1, len, f) != len)
-                r = -EIO;
+                r = -(errno ?: EIO);
         return r;
 }
 
