@@ -148,7 +148,9 @@ static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool
                                "the last fill and what its exit status means, and every reservation.\n"
                                "--kubelet: the kubelet's --system-reserved and --reserved-memory values (and the\n"
                                "KubeletConfiguration's) for the pages the reservations and claims hold outside\n"
-                               "pods.\n");
+                               "pods.\n\n"
+                               "Exit status: 0 shown, 1 the machine could not be read or the output not\n"
+                               "written, 2 bad usage. See hpfilld(8).\n");
                         return 0;
                 case 'K':
                         *kubelet = true;
