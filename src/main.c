@@ -53,14 +53,14 @@ static void help(void) {
                "     --json                 With --once or --dry-run: the report or the plan as JSON\n"
                "     --check-config         Check the configuration and plan it here, change nothing\n"
                "     --lock-timeout SEC     How long to wait for another fill of this host (default 60)\n"
-               "     --root DIR             Use DIR/sys, DIR/proc and DIR/etc instead of the host's\n"
+               "     --root DIR             Use the files under DIR instead of the host's (tests, images)\n"
                "     --metrics-file PATH    After each fill, write Prometheus metrics to PATH (atomically)\n"
                "     --log-target stderr|kmsg\n"
                "                            Where messages go (kmsg: the kernel log, in an initramfs)\n"
                "  -v --verbose              More output\n"
                "  -q --quiet                Errors only\n\n"
                "Exit status: 0 targets met, 1 failure or interrupted, 2 bad usage or configuration,\n"
-               "3 a pool fell short of --min. See hpfilld(8).\n");
+               "3 a pool fell short of --min or a reservation fell short. See hpfilld(8).\n");
 }
 
 /* The version and the optional libraries built in, as systemd's tools show theirs. */

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define CONTROL_NAME "control"
 /* The one request: the configuration read anew, under the host lock, then a fill. */
@@ -11,9 +12,18 @@
 /* The answer: "STATUS\n" (an exit status, hpfilld(8)), then what the daemon says of it */
 #define CONTROL_ANSWER_MAX 4096
 
+/* The socket file a daemon bound: the one control_unlink() removes, and no other */
+struct control_bound {
+        dev_t dev;
+        ino_t ino;
+};
+
 /* The daemon: the listening socket (non-blocking, mode 0600), made anew in run/hpfilld below
- * @rootfd. Returns the fd or a negative errno. */
-int control_listen(int rootfd);
+ * @rootfd, its file in *@ret_bound. Returns the fd or a negative errno. */
+int control_listen(int rootfd, struct control_bound *ret_bound);
+/* The daemon, before it closes the listening socket: its file removed where it is still the
+ * one @bound says (another daemon's, bound there since, is left alone). */
+void control_unlink(int rootfd, const struct control_bound *bound);
 /* The daemon: one connection waiting on @listen_fd, its peer root or the daemon's own user.
  * Returns the connection's fd (non-blocking), -EPERM for another user (refused and closed),
  * -EAGAIN when none waits, or a negative errno. */

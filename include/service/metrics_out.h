@@ -31,14 +31,17 @@ void metrics_after_fill(int rootfd, const char *metrics_file);
 int metrics_overlay_state(int rootfd, struct fill_record *rec);
 /* The record of the last fill (the state's): -ENOENT where there is none. */
 int metrics_record_read(int rootfd, struct fill_record *ret);
-/* The pools now and the last fill recorded, in the exposition format. */
+/* The pools now and the last fill recorded, in the exposition format. A negative errno where
+ * they could not be read, or where @f did not take them (ferror(@f) then). */
 int metrics_print(int rootfd, FILE *f);
 /* Writes @len bytes of @text to @path atomically, mode 0644, into its directory as found by a
  * walk from / that follows no symbolic link (-ELOOP), and only one of root's or this user's that
  * no one else can write (-EPERM): whoever could swap it could send root's file anywhere; never
  * hpfilld's own run/hpfilld below @rootfd (-EINVAL: it would take the state's place). A
  * message naming the path in @e on failure. */
-/* -EINVAL (said in @e) where @path is a file of run/hpfilld below @rootfd; else 0 (a directory
- * missing or refused for other reasons is the write's to say) */
-int metrics_file_check(int rootfd, const char *path, struct error *e);
+/* Before anything is done: a negative errno (said in @e) where the file could not be written,
+ * its directory missing (but for @missing_ok: the real root's, not there in an initramfs), not
+ * a directory, unreadable or refused (trusted_dir_open()), or run/hpfilld below @rootfd
+ * (-EINVAL); else 0. */
+int metrics_file_check(int rootfd, const char *path, bool missing_ok, struct error *e);
 int metrics_write_atomic(int rootfd, const char *path, const char *text, size_t len, struct error *e);

@@ -214,7 +214,9 @@ static void help(void) {
                "     --runs N           Runs per setting; the median counts (default 3)\n"
                "     --json             Machine-readable output\n"
                "     --lock-timeout SEC How long to wait for a fill of this host (default 60)\n"
-               "     --root DIR         Use DIR/sys and DIR/proc\n");
+               "     --root DIR         Use the files under DIR instead of the host's (tests, images)\n\n"
+               "Exit status: 0 measured, 1 failure (not root, the host lock not had, a run failed or\n"
+               "fell short, interrupted), 2 bad usage. See hpfilld(8).\n");
 }
 
 static int parse_args(struct bench *b, int argc, char *argv[]) {

@@ -49,7 +49,7 @@ static void claim_help(void) {
                "  -h --help                 Show this help\n"
                "  -p --pool SIZE:AMOUNT     Pages claimed, e.g. 2M:1G, 2M:512, 1G:node0=4,node1=2\n"
                "     --lock-timeout SEC     How long to wait for another command changing the pools (default 60)\n"
-               "     --root DIR             Use DIR/sys, DIR/proc, DIR/run and DIR/etc instead of the host's\n"
+               "     --root DIR             Use the files under DIR instead of the host's (tests, images)\n"
                "  -v --verbose              More output\n"
                "  -q --quiet                Errors only\n\n"
                "Exit status: 0 the pages are there, 1 failure, 2 bad usage or configuration (nothing\n"

@@ -21,9 +21,10 @@ static void control_address(int dirfd, struct sockaddr_un *sa) {
         (void) snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/" CONTROL_NAME, dirfd);
 }
 
-int control_listen(int rootfd) {
+int control_listen(int rootfd, struct control_bound *ret_bound) {
         _cleanup_(closep) int dirfd = -1, fd = -1;
         struct sockaddr_un sa;
+        struct stat st;
         mode_t old;
         int r;
 
@@ -50,9 +51,20 @@ int control_listen(int rootfd) {
         umask(old);
         if (r < 0)
                 return r;
-        if (listen(fd, 16) < 0)
+        if (fstatat(dirfd, CONTROL_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0 || listen(fd, 16) < 0)
                 return -errno;
+        *ret_bound = (struct control_bound) { .dev = st.st_dev, .ino = st.st_ino };
         return TAKE_FD(fd);
+}
+
+void control_unlink(int rootfd, const struct control_bound *bound) {
+        _cleanup_(closep) int dirfd = rundir_open_existing(rootfd);
+        struct stat st;
+
+        /* still listening: a daemon starting now finds this one there and binds nothing */
+        if (dirfd >= 0 && fstatat(dirfd, CONTROL_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) &&
+            st.st_dev == bound->dev && st.st_ino == bound->ino)
+                (void) unlinkat(dirfd, CONTROL_NAME, 0);
 }
 
 int control_accept(int listen_fd) {

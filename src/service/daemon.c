@@ -55,6 +55,7 @@ struct daemon {
         daemon_load_fn load;
         void *userdata;
         int sig_fd, uevent_fd, watchdog_fd, hotplug_fd, metrics_fd, control_fd;
+        struct control_bound control_bound; /* control_fd's file, removed when the daemon ends */
         /* connections on the control socket whose request has not come yet, oldest first: polled
          * with the rest, so that a client that connects and says nothing holds up nothing */
         int clients[DAEMON_CONTROL_CLIENTS];
@@ -347,7 +348,7 @@ static int open_fds(struct daemon *d) {
         if (d->hotplug_fd < 0)
                 log_warning_errno(errno, "Cannot set up the refill timer: %m; each memory block refills at once");
         /* `hpfilld reload` asks here (SIGHUP does the same without waiting for the answer) */
-        d->control_fd = control_listen(d->rootfd);
+        d->control_fd = control_listen(d->rootfd, &d->control_bound);
         if (d->control_fd == -EADDRINUSE)
                 return log_error_errno(d->control_fd, "Another hpfilld daemon runs (it answers on %s/run/hpfilld/" CONTROL_NAME
                                        "): one daemon per host; nothing changed", shown_root());
@@ -623,6 +624,8 @@ out:
         closep(&d.watchdog_fd);
         closep(&d.hotplug_fd);
         closep(&d.metrics_fd);
+        if (d.control_fd >= 0)
+                control_unlink(d.rootfd, &d.control_bound);
         closep(&d.control_fd);
         for (size_t i = 0; i < d.n_clients; i++)
                 (void) close(d.clients[i]);

@@ -45,15 +45,19 @@ static int open_target(int rootfd, const char *path, const char **ret_name, stru
         return TAKE_FD(dirfd);
 }
 
-int metrics_file_check(int rootfd, const char *path, struct error *e) {
+int metrics_file_check(int rootfd, const char *path, bool missing_ok, struct error *e) {
         _cleanup_(closep) int dirfd = -1;
-        struct error ignored = {};
+        struct error why = {};
         const char *name;
 
         if (!*path)
                 return 0;
-        dirfd = trusted_dir_open(path, &name, &ignored);
-        return dirfd >= 0 && in_rundir(rootfd, dirfd) ? refuse_rundir(path, e) : 0;
+        dirfd = trusted_dir_open(path, &name, &why);
+        if (dirfd == -ENOENT && missing_ok)
+                return 0;
+        if (dirfd < 0)
+                return error_set(e, dirfd, "MetricsFile=, --metrics-file %s: %s: refused", path, why.msg);
+        return in_rundir(rootfd, dirfd) ? refuse_rundir(path, e) : 0;
 }
 
 int metrics_write_atomic(int rootfd, const char *path, const char *text, size_t len, struct error *e) {
@@ -290,8 +294,9 @@ int metrics_print(int rootfd, FILE *f) {
         size_t len = 0;
         int r = render_recorded(rootfd, &text, &len);
 
+        errno = 0;
         if (r >= 0 && fwrite(text, 1, len, f) != len)
-                r = -EIO;
+                r = -(errno ?: EIO);
         return r;
 }
 

@@ -148,7 +148,9 @@ static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool
                                "the last fill and what its exit status means, and every reservation.\n"
                                "--kubelet: the kubelet's --system-reserved and --reserved-memory values (and the\n"
                                "KubeletConfiguration's) for the pages the reservations and claims hold outside\n"
-                               "pods.\n");
+                               "pods.\n\n"
+                               "Exit status: 0 shown, 1 the machine could not be read or the output not\n"
+                               "written, 2 bad usage. See hpfilld(8).\n");
                         return 0;
                 case 'K':
                         *kubelet = true;
@@ -175,6 +177,30 @@ static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool
         return -1;
 }
 
+/* --format=prometheus: 0, a read error said, or a write error (-errno) for status_written(). */
+static int status_prometheus(struct status_data *d) {
+        int r = metrics_print(d->rootfd, stdout);
+
+        if (r < 0 && !ferror(stdout))
+                return log_error_errno(r, "Cannot read the pools for the metrics: %m"), 1;
+        if (r < 0)
+                return r;
+        status_read_lock(d);
+        status_read_settings(d);
+        return metrics_format_journal(stdout, d->settings, d->n_settings);
+}
+
+/* The exit status once @r, 0 or the -errno of a write, and standard output flushed, say what
+ * was printed: a write that failed is said, whatever the format (exit status 1). */
+static int status_written(int r) {
+        errno = 0;
+        if (r >= 0 && (fflush(stdout) != 0 || ferror(stdout)))
+                r = -(errno ?: EIO);
+        if (r < 0)
+                log_error_errno(r, "Cannot write the status to standard output: %m");
+        return r < 0 ? 1 : 0;
+}
+
 int status_main(int argc, char *argv[], const struct common_options *common) {
         struct status_data d = { .rootfd = -1 };
         bool json = false, prometheus = false, kubelet = false;
@@ -187,29 +213,18 @@ int status_main(int argc, char *argv[], const struct common_options *common) {
         if (d.rootfd < 0)
                 return 2;
         d.host = root_is_host(d.rootfd);
-        if (prometheus) {
-                r = metrics_print(d.rootfd, stdout);
-                if (r < 0)
-                        log_error_errno(r, "Cannot read the pools for the metrics: %m");
-                else {
-                        status_read_lock(&d);
-                        status_read_settings(&d);
-                        r = metrics_format_journal(stdout, d.settings, d.n_settings);
-                }
-                status_done(&d);
-                closep(&d.rootfd);
-                return r < 0 ? 1 : 0;
-        }
-        r = status_read(&d);
-        if (r >= 0) {
-                if (kubelet)
-                        status_print_kubelet(&d, stdout);
-                else if (json && (r = status_print_json(&d, stdout)) < 0)
-                        log_error_errno(r, "Cannot write the status to standard output: %m");
-                else if (!json)
-                        status_print_text(&d, stdout);
-        }
+        r = 0;
+        if (prometheus)
+                r = status_prometheus(&d);
+        else if (status_read(&d) < 0)
+                r = 1;
+        else if (kubelet)
+                status_print_kubelet(&d, stdout);
+        else if (json)
+                r = status_print_json(&d, stdout);
+        else
+                status_print_text(&d, stdout);
         status_done(&d);
         closep(&d.rootfd);
-        return r < 0 ? 1 : 0;
+        return r > 0 ? r : status_written(r);
 }

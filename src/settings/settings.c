@@ -75,7 +75,8 @@ static int parse_metrics_file(const char *value, void *field) {
 
 /* The directory the file goes to, checked before anything is done: a fill that would end with
  * a file it refuses to write is not started (metrics_write_atomic() checks again when it
- * writes). One that is not there yet is no bad input: the write says so. */
+ * writes). One that is not there is refused once the value that counts is known
+ * (metrics_file_check()). */
 static int check_metrics_file(const char *value, struct error *e) {
         return *value ? trusted_dir_check(value, e) : 0;
 }

@@ -38,8 +38,8 @@ int trusted_dir_open(const char *path, const char **ret_name, struct error *e) {
         if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
                 owner_name(st.st_uid, who, sizeof(who));
                 return error_set(e, -EPERM,
-                                 "%s belongs to %s, mode %04o: refused (it must be root's or hpfilld's and writable "
-                                 "by no one else)",
+                                 "%s belongs to %s, mode %04o: refused (it must be root's or the user's hpfilld runs "
+                                 "as, and writable by no one else)",
                                  dir, who, (unsigned) (st.st_mode & 07777));
         }
         *ret_name = slash + 1;

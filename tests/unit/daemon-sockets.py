@@ -5,7 +5,8 @@ on this host says nothing of the tree: a hotplug on the host, or a root test's s
 "online", would refill it behind the test's back); the control socket root's, mode 0600; a
 client that connects and says nothing holds up neither a reload nor SIGTERM; the socket takes
 "apply" alone (claims do not go through the daemon): a request too long, with a NUL in it, or
-another, is refused as unknown.
+another, is refused as unknown. A daemon that stops removes its socket, but not another's
+that took its place at the path.
 Waits on the daemon's own messages and on the commands' exits, never on the clock."""
 import os
 import select
@@ -82,6 +83,20 @@ def test(hpfilld, work, root, notify):
         fail("the silent client closed before SIGTERM")
     stop(d, notify)
     silent.close()
+    if os.path.lexists(path):
+        fail("the daemon stopped and left its control socket %s" % path)
+
+    # another's socket at the path while the daemon runs: left where it is when the daemon stops
+    d = start(notify, [hpfilld, "--root", root])
+    notify.until("READY=1")
+    os.unlink(path)
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    other.bind(path)
+    ino = os.lstat(path).st_ino
+    stop(d, notify)
+    if not os.path.lexists(path) or os.lstat(path).st_ino != ino:
+        fail("the daemon stopped and removed the socket another bound at %s" % path)
+    other.close()
 
 
 run(test, os.environ["HPFILLD"], "hpfilld-sockets-")

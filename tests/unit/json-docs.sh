@@ -3,7 +3,7 @@
 # The JSON documents on a fake machine: `status --json`, `--dry-run --json`, `--once --json` and
 # `bench --json` each valid against doc/hpfilld-json.schema.json (those it describes), and each
 # command exits 1 naming the error where standard output cannot take the document (/dev/full),
-# not 0 with a document cut short.
+# not 0 with a document cut short; so does `status` in every other format.
 set -eu
 : "${HPFILLD:?}" "${SOURCE_ROOT:?}"
 . "$SOURCE_ROOT/tests/unit/fake-tree.sh"
@@ -29,13 +29,18 @@ json() {
                 python3 "$SOURCE_ROOT/tests/json-validate.py" "$SOURCE_ROOT/doc/hpfilld-json.schema.json" "$def" "$work/out" \
                         >/dev/null || bad "hpfilld $*: not a valid $def document: $(cat "$work/out")"
         fi
+        full "$@"
+        [ "$def" = - ] && def=JSON
+        echo "ok: $* (valid as $def; into /dev/full: exit 1)"
+}
+
+# full ARG...: hpfilld ARG... --root "$root" into a full standard output: exit 1, the error said
+full() {
         rc=0
         "$HPFILLD" "$@" --root "$root" >/dev/full 2>"$work/err" || rc=$?
         [ "$rc" = 1 ] || bad "hpfilld $* >/dev/full: exit $rc, expected 1"
         grep -q "standard output: No space left on device$" "$work/err" ||
                 bad "hpfilld $* >/dev/full: the error not said: $(cat "$work/err")"
-        [ "$def" = - ] && def=JSON
-        echo "ok: $* (valid as $def; into /dev/full: exit 1)"
 }
 
 json plan --dry-run --json --pool 2M:1G --pool 1G:node0=1
@@ -45,6 +50,13 @@ json report --once --json --pool 2M:1G
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["elapsed_seconds"] or 0) > 0)' "$work/out" ||
         bad "--once --json: elapsed_seconds is not a time: $(grep -o '"elapsed_seconds": [^,]*' "$work/out")"
 json status status --json
+# status's other formats: something to print, and into /dev/full exit 1
+for format in "" --format=text --format=prometheus --kubelet; do
+        "$HPFILLD" status $format --root "$root" >"$work/out" 2>"$work/err" || bad "status $format: $(cat "$work/err")"
+        [ -s "$work/out" ] || bad "status $format printed nothing"
+        full status $format
+        echo "ok: status $format into /dev/full: exit 1"
+done
 # the bench on a machine of its own (the pools above are full, node1 at what it grants)
 root=$work/b
 fake_machine "$root" 1 8192

@@ -7,7 +7,8 @@
 # - every --option (and its -x) of hpfilld --help has a term of its own under OPTIONS; an option
 #   of a command's --help has one there or is named in that command's entry;
 # - every value an option lists (auto|sysfs|fault, stderr|kmsg, text|json|prometheus) is named;
-# - every exit status a --help names has a term under EXIT STATUS;
+# - every exit status a --help names has a term under EXIT STATUS, and every --help names its
+#   exit statuses; --root is described alike wherever a --help describes it;
 # - the sections a manual has are there, and the page is at most 4800 words as a reader sees it
 #   (scdoc, then man at 80 columns; where either is missing, the words of the source).
 # Reads the man page source and the binary's --help only. MAN_PAGE_DEBUG=1 prints what it found.
@@ -125,6 +126,11 @@ for cmd in main claim unclaim give-back status bench reload; do
         sed -n '/^Exit status:/,/^$/p' "$work/help.$cmd"
 done | grep -oE '(^|[ ,(])[0-9] [a-z(]' | grep -oE '[0-9]' | sort -u >"$work/statuses"
 [ "$(wc -l <"$work/statuses")" -ge 4 ] || bad "fewer than 4 exit statuses found in the --help texts"
+for cmd in main claim unclaim give-back status bench reload; do
+        grep -q '^Exit status: [0-9a-z]' "$work/help.$cmd" || bad "hpfilld $cmd --help: no 'Exit status:' paragraph"
+        grep -h '^ *--root DIR ' "$work/help.$cmd" | sed 's/  */ /g'
+done | sort -u >"$work/root-lines"
+[ "$(wc -l <"$work/root-lines")" = 1 ] || bad "--root described differently: $(cat "$work/root-lines")"
 while read -r n; do
         grep -qx "\*$n\*" "$work/exit" || bad "exit status $n: no term under EXIT STATUS"
         checked=$((checked + 1))

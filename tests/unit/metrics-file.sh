@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # --metrics-file and MetricsFile= in a directory that others can write (a mode 1777 /tmp, a
-# group-writable one) or through a symbolic link are bad input: refused before the fill, exit
-# status 2 naming the option or the file and line, no page added and no file written. A
-# directory that is not there (yet) is no bad input: the fill stands and the write warns.
+# group-writable one), through a symbolic link or not there are bad input: refused before the
+# fill, exit status 2 naming the option or the file and line, no page added and no file
+# written. Only --pools-only (an initramfs, without the real root's directories) lets a missing
+# directory be: the fill stands and the write warns.
 set -eu
 : "${HPFILLD:?}"
 . "$(dirname "$0")/fake-tree.sh"
@@ -46,9 +47,25 @@ grep -q "^hpfilld: $work/open.conf:2: MetricsFile=" "$work/err" || bad "--check-
 run 0 --once --pool 2M:8 --metrics-file "$work/good/x.prom"
 [ "$(cat "$pool")" = 8 ] || bad "the fill beside a good --metrics-file: $(cat "$pool")"
 grep -q '^hpfilld_pool_pages{size="2M",node="0"} 8$' "$work/good/x.prom" || bad "no metrics in $work/good/x.prom"
-# a directory not there: the fill stands, the write warns
-run 0 --once --pool 2M:8 --metrics-file "$work/none/x.prom"
+echo "ok: a good directory written"
+rm "$work/good/x.prom"
+: >"$work/plain"
+# a directory not there, or a file where it should be: refused, from the option or the file
+refused "MetricsFile=, --metrics-file $work/none/x.prom: $work/none/: No such file or directory" \
+        --metrics-file "$work/none/x.prom"
+refused "MetricsFile=, --metrics-file $work/plain/y.prom: $work/plain/: Not a directory" \
+        --metrics-file "$work/plain/y.prom"
+printf '[Fill]\nMetricsFile=%s\n' "$work/none/x.prom" >"$work/none.conf"
+refused "MetricsFile=, --metrics-file $work/none/x.prom: $work/none/: No such file or directory" \
+        --config "$work/none.conf"
+run 2 --check-config --config "$work/none.conf"
+grep -q "^hpfilld: MetricsFile=, --metrics-file $work/none/x.prom: .*: refused" "$work/err" ||
+        bad "--check-config, a missing directory: $(cat "$work/err")"
+# --pools-only (the initramfs): the fill stands, the write warns
+echo 0 >"$pool"
+run 0 --once --pools-only --pool 2M:8 --metrics-file "$work/none/x.prom"
+[ "$(cat "$pool")" = 8 ] || bad "--pools-only beside a missing directory: $(cat "$pool")"
 grep -q "Cannot write the metrics: $work/none/: No such file or directory, ignoring" "$work/err" ||
-        bad "a missing directory: $(cat "$work/err")"
-echo "ok: a good directory written, a missing one a warning"
+        bad "--pools-only, a missing directory: $(cat "$work/err")"
+echo "ok: a missing directory refused, but for --pools-only (a warning)"
 passed
