@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hpfilld bench: each method at 1, 2, 4, ... threads per node, timed, pools put back as found. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -443,7 +444,9 @@ static int print_results(const struct bench *b, const struct bench_row *rows, si
         if (rows[best].mode == FILL_MODE_FAULT)
                 printf(" ThreadsPerNode=%u", rows[best].threads);
         printf("\n");
-        return 0;
+        /* the table itself went out as it was printed: a write error shows here, or at the flush */
+        errno = 0;
+        return fflush(stdout) != 0 || ferror(stdout) ? -(errno ?: EIO) : 0;
 }
 
 /* Every pool file the runs write, before the first: a user who may not write them is told the

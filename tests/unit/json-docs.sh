@@ -62,4 +62,9 @@ root=$work/b
 fake_machine "$root" 1 8192
 fake_pools "$root"
 json - bench --json --runs 1 --size 8M
+# and its table as text: the same error, the same exit status
+rc=0
+"$HPFILLD" bench --runs 1 --size 8M --root "$root" >/dev/full 2>"$work/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "standard output: No space left on device$" "$work/err" ||
+        bad "hpfilld bench >/dev/full: exit $rc, expected 1 with the error said: $(cat "$work/err")"
 passed
