@@ -136,6 +136,7 @@ static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool
                 { "format", required_argument, NULL, 'F' },
                 {}
         };
+        bool format = false;
         int c;
 
         optind = 1;
@@ -156,9 +157,10 @@ static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool
                         *kubelet = true;
                         break;
                 case 'j':
-                        *json = true;
+                        *json = format = true;
                         break;
                 case 'F':
+                        format = true;
                         *json = strcmp(optarg, "json") == 0;
                         *prometheus = strcmp(optarg, "prometheus") == 0;
                         if (!*json && !*prometheus && strcmp(optarg, "text") != 0) {
@@ -172,6 +174,10 @@ static int parse_argv(int argc, char *argv[], bool *json, bool *prometheus, bool
                 }
         if (optind < argc) {
                 log_error("unexpected argument '%s'", argv[optind]);
+                return usage_hint();
+        }
+        if (*kubelet && format) {
+                log_error("--kubelet prints the kubelet's values, not with --json or --format");
                 return usage_hint();
         }
         return -1;

@@ -46,6 +46,8 @@ usage --metrics-file relative.prom
 usage --release 'no/name'
 usage status --format=yaml
 usage status --bogus
+usage status --json --kubelet
+usage status --kubelet --format=prometheus
 usage bench --runs 0
 usage bench --bogus
 
