@@ -331,8 +331,10 @@ int main(int argc, char *argv[]) {
         /* a command (status, claim, ...): its own command line; claim reads the configuration as
          * the daemon does (no options: give-back and claim have command lines of their own) */
         v = argc > 1 ? verb_find(argv[1]) : NULL;
-        if (v)
+        if (v) {
+                o.metrics_missing_ok = true; /* a claim's: its fill is a VM's start, which no metrics stop */
                 return verb_run(v, argc - 1, argv + 1, &(struct verb_context) { fill_options_load, &o, &common });
+        }
         stop_init(&stop);
         r = parse_argv(argc, argv, &o);
         ret = r < 0 ? EXIT_USAGE : r == 0 ? EXIT_OK : fill_cmd_run(&o, &stop);

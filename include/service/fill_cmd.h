@@ -16,6 +16,10 @@
 struct fill_options {
         bool once, dry_run, check_config, json;
         bool pools_only;    /* --pools-only: every reservation left out (an initramfs) */
+        /* a metrics directory not there is said at the write, not refused: --pools-only (the
+         * initramfs has not the real root's directories) and claim (a VM's start is not the
+         * metrics' to stop) */
+        bool metrics_missing_ok;
         const char *config; /* --config: this file instead of the default ones */
         const char *root;   /* --root */
         struct config cli;  /* settings, --pool and --reserve */

@@ -79,7 +79,7 @@ int fill_options_load(int rootfd, struct config *c, void *userdata, struct error
         r = apply_cli(&o->cli, c);
         if (r < 0)
                 return error_set(e, r, "Out of memory");
-        r = metrics_file_check(rootfd, c->metrics_file, o->pools_only, e);
+        r = metrics_file_check(rootfd, c->metrics_file, o->pools_only || o->metrics_missing_ok, e);
         if (r < 0)
                 return r;
         /* An initramfs: its owners are not known yet, no hugetlbfs is mounted; the reservations

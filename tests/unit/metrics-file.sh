@@ -67,5 +67,14 @@ run 0 --once --pools-only --pool 2M:8 --metrics-file "$work/none/x.prom"
 [ "$(cat "$pool")" = 8 ] || bad "--pools-only beside a missing directory: $(cat "$pool")"
 grep -q "Cannot write the metrics: $work/none/: No such file or directory, ignoring" "$work/err" ||
         bad "--pools-only, a missing directory: $(cat "$work/err")"
-echo "ok: a missing directory refused, but for --pools-only (a warning)"
+# a claim (a VM's start, the libvirt hook's) reads MetricsFile= too: the claim stands, the write warns
+mkdir -p "$work/m/etc"
+printf '[Fill]\nMetricsFile=%s\n' "$work/none/x.prom" >"$work/m/etc/hpfilld.conf"
+echo 0 >"$pool"
+run 0 claim vm --pool 2M:4
+[ "$(cat "$pool")" = 4 ] || bad "a claim beside a missing metrics directory: the pool holds $(cat "$pool")"
+grep -q "Cannot write the metrics: $work/none/: No such file or directory, ignoring" "$work/err" ||
+        bad "a claim, a missing metrics directory: $(cat "$work/err")"
+rm "$work/m/etc/hpfilld.conf"
+echo "ok: a missing directory refused, but for --pools-only and a claim (a warning)"
 passed
