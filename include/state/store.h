@@ -50,6 +50,9 @@ int state_store_read(int rootfd, struct state *ret, struct error *e);
 
 /* A line added to st->notes (nothing where they are full). */
 void state_store_note(struct state_store *st, const char *fmt, ...) _printf_(2, 3);
+/* Whether @s is of this boot (or either boot is not known): a state of another holds no page of
+ * the pools now. */
+bool state_of_this_boot(int rootfd, const struct state *s);
 /* A pool's persistent pages now: 0, or a negative errno. */
 int state_store_read_pool(struct state_store *st, uint64_t page_size, unsigned node, uint64_t *ret);
 /* Whether the daemon recorded in the state still runs. */

@@ -156,8 +156,18 @@ static void say_uncounted(const struct topology *t, const struct plan *p) {
                             topology_nodes_mem(t) >> 20, shown_root(), t->machine_mem >> 20, topology_uncounted(t) >> 20);
 }
 
-/* The state as a fill would find it, for a dry run: read without the lock, each pool seen as
- * it is now (as a fill's open settles it; nothing written), the run's owner in it */
+/* Pool @p of @s as @counts has it now; where the machine has it no longer, as last seen */
+static uint64_t dry_now(const struct state *s, size_t p, const struct topology *t, const struct pool_counts *counts) {
+        for (size_t si = 0; si < t->n_page_sizes; si++)
+                for (size_t n = 0; n < t->n_nodes; n++)
+                        if (t->page_sizes[si] == s->pools[p].page_size && t->nodes[n].id == s->pools[p].node)
+                                return pool_counts_persistent(&counts[si * t->n_nodes + n]);
+        return s->pools[p].last;
+}
+
+/* The state as a fill would find it, for a dry run: read without the lock, as a fill's open
+ * settles it (one of another boot none, the intents of a command that died settled, each pool
+ * seen as it is now; nothing written), the run's owner in it */
 static int dry_state(const struct job_params *in, const struct topology *t, const struct pool_counts *counts,
                      struct state_store *ret) {
         struct error e = {};
@@ -165,11 +175,14 @@ static int dry_state(const struct job_params *in, const struct topology *t, cons
         *ret = (struct state_store) { .rootfd = in->rootfd, .t = t, .dirfd = -1, .lock_fd = -1 };
         if (state_store_read(in->rootfd, &ret->s, &e) < 0)
                 log_warning("Cannot read %s; planned as if hpfilld had added no page", e.msg);
+        if (!state_of_this_boot(in->rootfd, &ret->s)) {
+                state_done(&ret->s);
+                ret->s = (struct state) {};
+        }
+        while (ret->s.n_intents > 0)
+                (void) state_intent_settle(&ret->s, 0, dry_now(&ret->s, ret->s.intents[0].pool, t, counts));
         for (size_t p = 0; p < ret->s.n_pools; p++)
-                for (size_t si = 0; si < t->n_page_sizes; si++)
-                        for (size_t n = 0; n < t->n_nodes; n++)
-                                if (t->page_sizes[si] == ret->s.pools[p].page_size && t->nodes[n].id == ret->s.pools[p].node)
-                                        (void) state_see(&ret->s, p, pool_counts_persistent(&counts[si * t->n_nodes + n]));
+                (void) state_see(&ret->s, p, dry_now(&ret->s, p, t, counts));
         return state_owner_get(&ret->s, in->kind == STATE_FILL_ONCE ? "once" : "config");
 }
 

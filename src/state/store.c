@@ -110,14 +110,25 @@ static void settle(struct state_store *st) {
         }
 }
 
+static void read_boot(int rootfd, char boot[static 40]) {
+        if (read_line_at(rootfd, "proc/sys/kernel/random/boot_id", boot, 40) < 0)
+                *boot = 0;
+}
+
+bool state_of_this_boot(int rootfd, const struct state *s) {
+        char boot[40];
+
+        read_boot(rootfd, boot);
+        return !*boot || !*s->boot || strcmp(boot, s->boot) == 0;
+}
+
 /* The state on disk into st->s: none, one of another boot, or the files of an older hpfilld */
 static int load(struct state_store *st) {
         struct error e = {};
         char boot[40];
         int r;
 
-        if (read_line_at(st->rootfd, "proc/sys/kernel/random/boot_id", boot, sizeof(boot)) < 0)
-                *boot = 0;
+        read_boot(st->rootfd, boot);
         r = load_text(st->dirfd, &st->s, &st->saved, &e);
         if (r == -ENOENT) {
                 st->s = (struct state) {};
@@ -132,7 +143,7 @@ static int load(struct state_store *st) {
                 st->s.legacy = false;
                 st->dirty = true;
         }
-        if (r >= 0 && *boot && *st->s.boot && strcmp(boot, st->s.boot) != 0) {
+        if (r >= 0 && !state_of_this_boot(st->rootfd, &st->s)) {
                 state_store_note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages "
                                  "are in the pools now, started afresh", shown_root(), st->s.boot);
                 state_done(&st->s);

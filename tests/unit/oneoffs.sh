@@ -166,6 +166,10 @@ grep -qx "boot 11111111-2222-3333-4444-555555555555" "$work/m/run/hpfilld/state"
         bad "the state names no boot: $(cat "$work/m/run/hpfilld/state")"
 share once 0 50/50
 echo 66666666-7777-8888-9999-000000000000 >"$work/m/proc/sys/kernel/random/boot_id"
+# a dry run reads the state as a fill would: of an earlier boot, none of the pages are the run's
+run 0 --once --dry-run --shrink --pool 2M:node0=20
+grep -Eq '^2M +node0 +50 +20 +\+0 .* larger, kept$' "$work/out" ||
+        bad "--dry-run --shrink counted the earlier boot's pages as the run's: $(cat "$work/out")"
 run 0 give-back
 [ "$(node_nr 0 2048)" = 50 ] || bad "give-back after a reboot gave back this boot's pages: $(node_nr 0 2048) left, not 50"
 grep -q "state is of an earlier boot (11111111-2222-3333-4444-555555555555)" "$work/err" ||
@@ -177,6 +181,17 @@ grep -qx "boot 66666666-7777-8888-9999-000000000000" "$work/m/run/hpfilld/state"
 run 0 --once --pool 2M:node0=60
 grep -q "earlier boot" "$work/err" && bad "the earlier boot said again: $(cat "$work/err")"
 echo "ok: a state of an earlier boot gives back nothing"
+# a command that died after its write, its intent left: a dry run settles it as a fill would
+# (the 100 pages are the run's), and plans them given back to the target
+printf 'hpfilld-state 1\nboot 66666666-7777-8888-9999-000000000000\nseq 9\nowner once 9 active\npool 2097152 0 60 once=10/60\nintent 2097152 0 60 160 once=100\nend\n' \
+        >"$work/m/run/hpfilld/state"
+set_nr 160
+run 0 --once --dry-run --shrink --pool 2M:node0=100
+grep -Eq '^2M +node0 +160 +100 +-60 .* shrink$' "$work/out" ||
+        bad "--dry-run did not settle a died command's intent: $(cat "$work/out")"
+run 0 --once --shrink --pool 2M:node0=100
+[ "$(node_nr 0 2048)" = 100 ] || bad "the fill after the died intent left $(node_nr 0 2048), not 100"
+echo "ok: a dry run settles a died command's intent, as the fill does"
 run 2 give-back --bogus
 has "$work/err" "hpfilld: Try 'hpfilld give-back --help' for more information."
 run 2 giveback
