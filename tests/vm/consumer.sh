@@ -14,7 +14,8 @@
 #   - QEMU maps the file with all 256 MiB resident, and the file still holds its 128 pages;
 #   - the file holds a string that only the running guest can have written to its RAM (a hash of
 #     a nonce on its kernel command line).
-# Then QEMU exits, the reservation is released and the pools are put back as found.
+# Then QEMU exits, the reservation is released and the pools and hpfilld's state are put back as
+# found.
 #
 # This test changes the host's pools: that part holds the host lock (/tmp/hpfilld-host.lock, or
 # HPFILLD_HOST_LOCK), unless a process this test runs under holds it already
@@ -107,6 +108,13 @@ consumer_cleanup() {
                 # per-node counts first, then the global ones
                 grep "^$NODES" "$WORK/saved" | while read -r f v; do echo "$v" >"$f" || true; done
                 grep -v "^$NODES" "$WORK/saved" | while read -r f v; do echo "$v" >"$f" || true; done
+                # and hpfilld's state as found: its owners' pages as they were, its last fill the
+                # host's, not this test's (the pools are back, as it says)
+                if [ -e "$WORK/state.found" ]; then
+                        cp -p "$WORK/state.found" "$STATE" || true
+                elif [ -e "$WORK/state.none" ]; then
+                        rm -f "$STATE"
+                fi
         fi
         if mountpoint -q "$MNT"; then
                 rmdir "$MNT/hpfilld" 2>/dev/null || true
@@ -174,6 +182,8 @@ mkfifo "$WORK/ctl.in" "$WORK/ctl.out"
 mkdir -p "$MNT"
 
 host_lock
+STATE=/run/hpfilld/state
+if [ -e "$STATE" ]; then cp -p "$STATE" "$WORK/state.found"; else : >"$WORK/state.none"; fi
 : >"$WORK/saved"
 for f in "$G"/nr_hugepages "$G"/nr_overcommit_hugepages "$NODES"/node*/hugepages/hugepages-2048kB/nr_hugepages; do
         [ -r "$f" ] && printf '%s %s\n' "$f" "$(cat "$f")" >>"$WORK/saved"
