@@ -96,7 +96,9 @@ void hostlock_describe_holder(int rootfd, int fd, char *buf, size_t size) {
                 if (read_line_at(rootfd, path, comm, sizeof(comm)) < 0)
                         (void) snprintf(comm, sizeof(comm), "?");
                 escape_controls(shown, sizeof(shown), comm);
-                (void) snprintf(buf, size, "pid %d (%s, not a fill that said what it does)", (int) pid, shown);
+                /* a user who may not read the file (mode 0600) cannot tell a fill from another */
+                (void) snprintf(buf, size, "pid %d (%s, %s)", (int) pid, shown,
+                                n < 0 ? "what it does only root may read" : "not a fill that said what it does");
                 return;
         }
         t = (time_t) h.since;
