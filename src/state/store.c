@@ -115,11 +115,15 @@ static void read_boot(int rootfd, char boot[static 40]) {
                 *boot = 0;
 }
 
+static bool of_boot(const char *boot, const struct state *s) {
+        return !*boot || !*s->boot || strcmp(boot, s->boot) == 0;
+}
+
 bool state_of_this_boot(int rootfd, const struct state *s) {
         char boot[40];
 
         read_boot(rootfd, boot);
-        return !*boot || !*s->boot || strcmp(boot, s->boot) == 0;
+        return of_boot(boot, s);
 }
 
 /* The state on disk into st->s: none, one of another boot, or the files of an older hpfilld */
@@ -143,7 +147,7 @@ static int load(struct state_store *st) {
                 st->s.legacy = false;
                 st->dirty = true;
         }
-        if (r >= 0 && !state_of_this_boot(st->rootfd, &st->s)) {
+        if (r >= 0 && !of_boot(boot, &st->s)) {
                 state_store_note(st, "%s/" RUNDIR "/" STATE_FILE " is of an earlier boot (%s): none of its pages "
                                  "are in the pools now, started afresh", shown_root(), st->s.boot);
                 state_done(&st->s);
