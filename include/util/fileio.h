@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 /* Generous caps for files without a fixed size: the kernel command line (bootconfig makes it
@@ -15,6 +16,9 @@
 #define FILEIO_LINE_MAX (1024 * 1024)
 #define FILEIO_MOUNTS_MAX (64 * 1024 * 1024)
 
+/* @f flushed: 0, or the -errno of a write that failed, now or before (-EIO where none is known):
+ * a document printed to a full disk or a closed pipe is an error to say, not a success. */
+int stream_flush(FILE *f);
 /* Reads what is left of @fd, at most @max bytes (-EFBIG beyond); NUL-terminates it. */
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 /* Reads a whole regular file (or sysfs attribute) of at most @max bytes; NUL-terminates it.

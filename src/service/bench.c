@@ -14,6 +14,7 @@
 #include "state/lock.h"
 #include "state/store.h"
 #include "service/privilege.h"
+#include "util/fileio.h"
 #include "util/shown.h"
 #include "fill/executor.h"
 #include "fill/fill.h"
@@ -445,8 +446,7 @@ static int print_results(const struct bench *b, const struct bench_row *rows, si
                 printf(" ThreadsPerNode=%u", rows[best].threads);
         printf("\n");
         /* the table itself went out as it was printed: a write error shows here, or at the flush */
-        errno = 0;
-        return fflush(stdout) != 0 || ferror(stdout) ? -(errno ?: EIO) : 0;
+        return stream_flush(stdout);
 }
 
 /* Every pool file the runs write, before the first: a user who may not write them is told the

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "state/store.h"
-#include "util/fileio.h"
 #include "state/rundir.h"
 #include "state/lock.h"
 #include "util/shown.h"
@@ -199,9 +198,8 @@ static int status_prometheus(struct status_data *d) {
 /* The exit status once @r, 0 or the -errno of a write, and standard output flushed, say what
  * was printed: a write that failed is said, whatever the format (exit status 1). */
 static int status_written(int r) {
-        errno = 0;
-        if (r >= 0 && (fflush(stdout) != 0 || ferror(stdout)))
-                r = -(errno ?: EIO);
+        if (r >= 0)
+                r = stream_flush(stdout);
         if (r < 0)
                 log_error_errno(r, "Cannot write the status to standard output: %m");
         return r < 0 ? 1 : 0;

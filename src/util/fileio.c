@@ -296,3 +296,10 @@ DIR *opendir_at(int dirfd) {
                 closep(&fd);
         return d;
 }
+
+int stream_flush(FILE *f) {
+        errno = 0;
+        if (fflush(f) != 0)
+                return -(errno ?: EIO);
+        return ferror(f) ? -EIO : 0;
+}

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "util/fileio.h"
 #include "util/json.h"
 #include "util/macro.h"
 #include "util/sanitize.h"
@@ -70,15 +71,15 @@ void json_writer_init_members(struct json_writer *w, FILE *f) {
 }
 
 int json_writer_finish(struct json_writer *w) {
+        int r;
+
         if (w->depth != w->bottom || w->after_key)
                 fail(w, -EINVAL);
         if (w->bottom == 0 && w->more[0])
                 emit(w, "\n");
-        errno = 0;
-        if (fflush(w->f) != 0)
-                fail(w, -(errno ?: EIO));
-        if (ferror(w->f))
-                fail(w, -EIO);
+        r = stream_flush(w->f);
+        if (r < 0)
+                fail(w, r);
         return w->error;
 }
 
