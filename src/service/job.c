@@ -158,10 +158,11 @@ static void say_uncounted(const struct topology *t, const struct plan *p) {
 
 /* Pool @p of @s as @counts has it now; where the machine has it no longer, as last seen */
 static uint64_t dry_now(const struct state *s, size_t p, const struct topology *t, const struct pool_counts *counts) {
-        for (size_t si = 0; si < t->n_page_sizes; si++)
-                for (size_t n = 0; n < t->n_nodes; n++)
-                        if (t->page_sizes[si] == s->pools[p].page_size && t->nodes[n].id == s->pools[p].node)
-                                return pool_counts_persistent(&counts[si * t->n_nodes + n]);
+        int n = topology_node_index(t, s->pools[p].node);
+
+        for (size_t si = 0; n >= 0 && si < t->n_page_sizes; si++)
+                if (t->page_sizes[si] == s->pools[p].page_size)
+                        return pool_counts_persistent(&counts[si * t->n_nodes + (size_t) n]);
         return s->pools[p].last;
 }
 
